@@ -1,0 +1,21 @@
+// Options shared by every importer.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/tensor.h"
+
+namespace tinyfit::import {
+
+struct ImportOptions {
+  // --input-shape NAME=1x3x224x224: fixes dynamic dimensions of model inputs.
+  // The shape is in the model's own layout (NCHW for ONNX images).
+  std::map<std::string, ir::Shape> input_shapes;
+  // Keep a Quantize on a model input and a Dequantize on a model output. The
+  // compiler drops them (DESIGN.md, accounting); golden comparisons against
+  // float-I/O models keep them.
+  bool keep_io_quantization = false;
+};
+
+}  // namespace tinyfit::import

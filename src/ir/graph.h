@@ -1,0 +1,64 @@
+// The graph IR: tensors, and nodes kept in a valid execution order (the model's
+// own order after import: "the given order").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op_type.h"
+#include "ir/tensor.h"
+
+namespace tinyfit::ir {
+
+using NodeId = int32_t;
+
+struct Node {
+  std::string name;  // the node's name in the input model (unique in the graph)
+  OpType op = OpType::kAdd;
+  std::vector<TensorId> inputs;  // kNoTensor marks an absent optional input
+  std::vector<TensorId> outputs;
+  OpAttrs attrs;
+  FusedActivation activation;
+  // Nodes of the input model folded into this one at import (activations,
+  // BatchNormalization, Pad, Q/DQ): the schedule lists them where this runs.
+  std::vector<std::string> fused_names;
+
+  template <typename A>
+  const A& attr() const { return std::get<A>(attrs); }
+};
+
+struct Graph {
+  std::string name;         // model name
+  std::string source_path;  // the file it came from (for messages), or "zoo:NAME"
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+
+  TensorId add_tensor(Tensor tensor);
+  NodeId add_node(Node node);
+  const Tensor& tensor(TensorId id) const { return tensors.at(static_cast<size_t>(id)); }
+  Tensor& tensor(TensorId id) { return tensors.at(static_cast<size_t>(id)); }
+  const Tensor& input_tensor(const Node& node, size_t i) const { return tensor(node.inputs.at(i)); }
+  const Tensor& output_tensor(const Node& node, size_t i) const {
+    return tensor(node.outputs.at(i));
+  }
+  bool has_input(const Node& node, size_t i) const {
+    return i < node.inputs.size() && node.inputs[i] != kNoTensor;
+  }
+
+  // Producer node of each tensor (-1 for inputs and constants); O(nodes).
+  std::vector<NodeId> compute_producers() const;
+  // Consumer nodes of each tensor, in node order; O(edges).
+  std::vector<std::vector<NodeId>> compute_consumers() const;
+
+  // Drops tensors that no node or graph input/output references and renumbers
+  // the rest, keeping their relative order. Passes call it after rewriting.
+  void remove_unused_tensors();
+
+  // Sum of the constants' bytes: what lives in flash.
+  int64_t flash_bytes() const;
+};
+
+}  // namespace tinyfit::ir
