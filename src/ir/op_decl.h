@@ -93,6 +93,9 @@ struct OpDecl {
   // Reshape-like: the output is the input's bytes reinterpreted (no copy, no
   // memory of its own).
   bool is_alias = false;
+  // Accepts a FusedActivation (a clamp applied to its output before it is
+  // stored), so import can fuse a following Relu / Relu6 / Clip into it.
+  bool fuses_activation = false;
 };
 
 const OpDecl& op_decl(OpType op);

@@ -114,13 +114,13 @@ OpKind kind_channelwise(const Graph&, const Node&) { return OpKind::kChannelwise
 
 const OpDecl& conv2d_decl() {
   static const OpDecl decl{"Conv2D", infer_conv, macs_conv, kind_conv, axes_conv,
-                           InplaceRule::kNever, false};
+                           InplaceRule::kNever, false, true};
   return decl;
 }
 
 const OpDecl& depthwise_conv2d_decl() {
   static const OpDecl decl{"DepthwiseConv2D", infer_depthwise, macs_depthwise, kind_channelwise,
-                           axes_depthwise, InplaceRule::kLineBuffer, false};
+                           axes_depthwise, InplaceRule::kLineBuffer, false, true};
   return decl;
 }
 

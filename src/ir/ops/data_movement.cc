@@ -210,7 +210,7 @@ OpKind kind_pad(const Graph& graph, const Node& node) {
 }  // namespace
 
 const OpDecl& concat_decl() {
-  static const OpDecl decl{"Concat", infer_concat, no_macs, kind_other, axes_concat, InplaceRule::kNever, false};
+  static const OpDecl decl{"Concat", infer_concat, no_macs, kind_other, axes_concat, InplaceRule::kNever, false, true};
   return decl;
 }
 const OpDecl& split_decl() {

@@ -29,9 +29,9 @@ AxisMap axes(const Graph& graph, const Node& node) {
 }  // namespace
 
 const OpDecl& binary_elementwise_decl(OpType op) {
-  static const OpDecl add{"Add", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false};
-  static const OpDecl sub{"Sub", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false};
-  static const OpDecl mul{"Mul", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false};
+  static const OpDecl add{"Add", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false, true};
+  static const OpDecl sub{"Sub", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false, true};
+  static const OpDecl mul{"Mul", infer_binary, one_per_output, kind, axes, InplaceRule::kElementwise, false, true};
   switch (op) {
     case OpType::kAdd: return add;
     case OpType::kSub: return sub;

@@ -44,7 +44,7 @@ AxisMap axes(const Graph& graph, const Node& node) {
 }  // namespace
 
 const OpDecl& fully_connected_decl() {
-  static const OpDecl decl{"FullyConnected", infer, macs, kind, axes, InplaceRule::kNever, false};
+  static const OpDecl decl{"FullyConnected", infer, macs, kind, axes, InplaceRule::kNever, false, true};
   return decl;
 }
 

@@ -37,8 +37,8 @@ AxisMap axes(const Graph&, const Node& node) {
 }  // namespace
 
 const OpDecl& pool_decl(OpType op) {
-  static const OpDecl max_pool{"MaxPool", infer, macs, kind, axes, InplaceRule::kNever, false};
-  static const OpDecl average_pool{"AveragePool", infer, macs, kind, axes, InplaceRule::kNever, false};
+  static const OpDecl max_pool{"MaxPool", infer, macs, kind, axes, InplaceRule::kNever, false, true};
+  static const OpDecl average_pool{"AveragePool", infer, macs, kind, axes, InplaceRule::kNever, false, true};
   TINYFIT_CHECK(op == OpType::kMaxPool || op == OpType::kAveragePool) << op_type_name(op);
   return op == OpType::kMaxPool ? max_pool : average_pool;
 }
