@@ -1,0 +1,24 @@
+#include "plan/place_best.h"
+
+#include "plan/place_best_fit.h"
+#include "plan/place_exact.h"
+#include "plan/place_greedy_by_conflicts.h"
+#include "plan/place_greedy_by_size.h"
+
+namespace tinyfit::plan {
+
+Placement place_best(std::span<const PlacementBuffer> buffers, const PlacementOptions& options) {
+  Placement best = place_greedy_by_size(buffers, options);
+  for (PlaceFunction place : {place_greedy_by_conflicts, place_best_fit}) {
+    Placement candidate = place(buffers, options);
+    if (candidate.arena_bytes < best.arena_bytes) best = std::move(candidate);
+  }
+  Placement exact = place_exact(buffers, options);
+  if (exact.arena_bytes < best.arena_bytes) return exact;
+  // A tie keeps the heuristic's name; the exact run still tells whether it is optimal.
+  best.proven_optimal = exact.proven_optimal;
+  best.note = exact.note;
+  return best;
+}
+
+}  // namespace tinyfit::plan

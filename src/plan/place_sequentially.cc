@@ -1,0 +1,91 @@
+#include "plan/place_sequentially.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "support/diag.h"
+
+namespace tinyfit::plan {
+namespace {
+
+struct Interval {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+bool ranges_overlap(int64_t begin_a, int64_t end_a, int64_t begin_b, int64_t end_b) {
+  return begin_a < end_b && begin_b < end_a;
+}
+
+int64_t find_offset(std::span<const PlacementBuffer> buffers, const std::vector<int64_t>& offsets,
+                    const std::vector<bool>& placed, size_t index, GapPolicy policy) {
+  const PlacementBuffer& buffer = buffers[index];
+  if (buffer.bytes == 0) return 0;
+  std::vector<Interval> blocked;      // every conflicting placed buffer
+  std::vector<int64_t> partner_offsets;
+  std::vector<Interval> blocked_for_partner;  // the same, minus the in-place partners
+  for (size_t j = 0; j < buffers.size(); ++j) {
+    const PlacementBuffer& other = buffers[j];
+    if (!placed[j] || other.bytes == 0 || !lifetimes_overlap(buffer, other)) continue;
+    const Interval range{offsets[j], offsets[j] + other.bytes};
+    blocked.push_back(range);
+    if (may_share_offset(buffer, other)) {
+      partner_offsets.push_back(offsets[j]);
+    } else {
+      blocked_for_partner.push_back(range);
+    }
+  }
+  // In-place first: the same start as a partner, if nothing else is there.
+  std::sort(partner_offsets.begin(), partner_offsets.end());
+  for (int64_t candidate : partner_offsets) {
+    if (candidate % buffer.alignment != 0) continue;
+    const bool free = std::none_of(blocked_for_partner.begin(), blocked_for_partner.end(), [&](const Interval& r) {
+      return ranges_overlap(candidate, candidate + buffer.bytes, r.begin, r.end);
+    });
+    if (free) return candidate;
+  }
+  std::sort(blocked.begin(), blocked.end(), [](const Interval& a, const Interval& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  int64_t cursor = 0;  // lowest byte not covered by the intervals seen so far
+  int64_t best_offset = -1;
+  int64_t best_gap = std::numeric_limits<int64_t>::max();
+  for (const Interval& r : blocked) {
+    const int64_t candidate = align_up(cursor, buffer.alignment);
+    if (candidate + buffer.bytes <= r.begin) {
+      if (policy == GapPolicy::kFirstFit) return candidate;
+      const int64_t gap = r.begin - cursor;
+      if (gap < best_gap) {  // strict: ties keep the lower offset
+        best_gap = gap;
+        best_offset = candidate;
+      }
+    }
+    cursor = std::max(cursor, r.end);
+  }
+  if (best_offset >= 0) return best_offset;
+  return align_up(cursor, buffer.alignment);
+}
+
+}  // namespace
+
+Placement place_sequentially(std::span<const PlacementBuffer> buffers, std::span<const int> order,
+                             GapPolicy policy, std::string algorithm) {
+  TINYFIT_CHECK(order.size() == buffers.size()) << "order covers " << order.size() << " of "
+                                                << buffers.size() << " buffers";
+  Placement result;
+  result.algorithm = std::move(algorithm);
+  result.offsets.assign(buffers.size(), 0);
+  std::vector<bool> placed(buffers.size(), false);
+  for (int i : order) {
+    const size_t index = static_cast<size_t>(i);
+    TINYFIT_CHECK(index < buffers.size() && !placed[index]) << "order is not a permutation at " << i;
+    TINYFIT_CHECK(buffers[index].alignment >= 1) << "buffer " << buffers[index].id << " alignment "
+                                                 << buffers[index].alignment;
+    result.offsets[index] = find_offset(buffers, result.offsets, placed, index, policy);
+    placed[index] = true;
+    result.arena_bytes = std::max(result.arena_bytes, result.offsets[index] + buffers[index].bytes);
+  }
+  return result;
+}
+
+}  // namespace tinyfit::plan
