@@ -1,0 +1,180 @@
+// The zoo's names: parsing, validation and dispatch to the network builders
+// (zoo_mobilenetv2.cc, zoo_mcunet.cc). Grammar (DESIGN.md, "What a user does"):
+//   NAME   := MODEL [ "-int8" | "-f32" ]          int8 QDQ is the default
+//   MODEL  := "mobilenetv2-" RESOLUTION [ "-w" WIDTH ]
+//           | "mcunet-320kb-imagenet"
+#include "import/zoo.h"
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "import/zoo_models.h"
+
+namespace tinyfit::import {
+namespace {
+
+constexpr std::string_view kInt8Suffix = "-int8";
+constexpr std::string_view kF32Suffix = "-f32";
+constexpr std::string_view kMobileNetV2Prefix = "mobilenetv2-";
+constexpr std::string_view kWidthPrefix = "-w";
+constexpr std::string_view kMcuNet320kb = "mcunet-320kb-imagenet";
+
+// MobileNetV2 downsamples by 32, so smaller inputs leave nothing for the last
+// stages; 2048 caps the activations (the first one alone is then 128 MiB in f32).
+constexpr int64_t kMinResolution = 32;
+constexpr int64_t kMaxResolution = 2048;
+// Widths beyond 2 make protos of hundreds of MB without telling anything new.
+constexpr double kMaxWidth = 2.0;
+
+constexpr std::string_view kValidNames =
+    "expected mobilenetv2-<resolution>[-w<width>] (e.g. mobilenetv2-224, "
+    "mobilenetv2-144-w0.35) or mcunet-320kb-imagenet, with an optional -int8 (default) or "
+    "-f32 suffix";
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool is_digits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+tl::unexpected<Diag> fail_for_name(std::string_view name, std::string message) {
+  Diag diag;
+  diag.file = "zoo:" + std::string(name);
+  diag.message = std::move(message);
+  return tl::unexpected(std::move(diag));
+}
+
+std::optional<int64_t> parse_resolution(std::string_view text) {
+  // Digits only (no sign, no spaces) and few enough that from_chars cannot overflow.
+  if (!is_digits(text) || text.size() > 6) return std::nullopt;
+  int64_t value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  if (value < kMinResolution || value > kMaxResolution) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_width(std::string_view text) {
+  // A plain decimal: digits, optionally a point and more digits (no exponent,
+  // sign, inf or nan, which from_chars would accept).
+  const size_t point = text.find('.');
+  const std::string_view whole = text.substr(0, point);
+  if (!is_digits(whole) || (point != std::string_view::npos && !is_digits(text.substr(point + 1))))
+    return std::nullopt;
+  if (text.size() > 12) return std::nullopt;
+  double value = 0.0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!(value > 0.0 && value <= kMaxWidth)) return std::nullopt;
+  return value;
+}
+
+// Shortest decimal that reads back as `width`, always with a point ("2.0").
+std::string format_width(double width) {
+  char buffer[32];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), width);
+  TINYFIT_CHECK(error == std::errc());
+  std::string text(buffer, end);
+  if (text.find('.') == std::string::npos) text += ".0";
+  return text;
+}
+
+ZooModelName make_name(std::string seed, ZooDType dtype, std::string description) {
+  ZooModelName name;
+  name.canonical = seed + std::string(dtype == ZooDType::kInt8 ? kInt8Suffix : kF32Suffix);
+  name.seed = std::move(seed);
+  name.dtype = dtype;
+  name.description = std::move(description) +
+                     (dtype == ZooDType::kInt8 ? ", int8 QDQ" : ", float32") + ", random weights";
+  return name;
+}
+
+Result<onnx::ModelProto> build_mobilenetv2_from_name(std::string_view full_name,
+                                                     std::string_view model, ZooDType dtype) {
+  std::string_view rest = model.substr(kMobileNetV2Prefix.size());
+  std::string_view width_text;
+  const size_t dash = rest.find(kWidthPrefix);
+  const bool has_width = dash != std::string_view::npos;
+  if (has_width) {
+    width_text = rest.substr(dash + kWidthPrefix.size());
+    rest = rest.substr(0, dash);
+  }
+  const std::optional<int64_t> resolution = parse_resolution(rest);
+  if (!resolution) {
+    return fail_for_name(full_name, "mobilenetv2 resolution '" + std::string(rest) +
+                                        "' must be an integer from " +
+                                        std::to_string(kMinResolution) + " to " +
+                                        std::to_string(kMaxResolution));
+  }
+  double width = 1.0;
+  if (has_width) {
+    const std::optional<double> parsed = parse_width(width_text);
+    if (!parsed) {
+      return fail_for_name(full_name, "mobilenetv2 width '" + std::string(width_text) +
+                                          "' must be a decimal number above 0 and at most " +
+                                          format_width(kMaxWidth) + " (e.g. w0.35)");
+    }
+    width = *parsed;
+  }
+  // Width 1 is the default, so "-w1.0" and no width name the same model.
+  std::string seed = std::string(kMobileNetV2Prefix) + std::to_string(*resolution);
+  if (width != 1.0) seed += std::string(kWidthPrefix) + format_width(width);
+  const std::string description = "MobileNetV2 " + std::to_string(*resolution) + "x" +
+                                  std::to_string(*resolution) + " width " + format_width(width) +
+                                  ", ImageNet 1000 classes";
+  return build_mobilenetv2(make_name(std::move(seed), dtype, description), *resolution, width);
+}
+
+}  // namespace
+
+std::vector<ZooEntry> list_zoo_models() {
+  // The canonical instances; any resolution and width of the grammar above builds too.
+  const std::vector<std::string> names = {
+      "mobilenetv2-224-int8",       "mobilenetv2-224-f32",        "mobilenetv2-144-w0.35-int8",
+      "mcunet-320kb-imagenet-int8", "mcunet-320kb-imagenet-f32",
+  };
+  std::vector<ZooEntry> entries;
+  for (const std::string& name : names) {
+    std::string description;
+    if (starts_with(name, kMobileNetV2Prefix)) {
+      description = name == "mobilenetv2-144-w0.35-int8"
+                        ? "MobileNetV2 144x144 width 0.35 (MCUNet's baseline), int8 QDQ"
+                        : std::string("MobileNetV2 224x224 width 1.0, ") +
+                              (ends_with(name, kF32Suffix) ? "float32" : "int8 QDQ");
+      description += "; any mobilenetv2-<resolution>[-w<width>] builds";
+    } else {
+      description = std::string("MCUNet for 320 KB SRAM / 1 MB flash, ImageNet 176x176, ") +
+                    (ends_with(name, kF32Suffix) ? "float32" : "int8 QDQ");
+    }
+    entries.push_back(ZooEntry{name, description});
+  }
+  return entries;
+}
+
+Result<onnx::ModelProto> build_zoo_model(std::string_view name) {
+  std::string_view model = name;
+  ZooDType dtype = ZooDType::kInt8;
+  if (ends_with(model, kInt8Suffix)) {
+    model.remove_suffix(kInt8Suffix.size());
+  } else if (ends_with(model, kF32Suffix)) {
+    model.remove_suffix(kF32Suffix.size());
+    dtype = ZooDType::kF32;
+  }
+  if (model == kMcuNet320kb) {
+    return build_mcunet_320kb_imagenet(make_name(
+        std::string(kMcuNet320kb), dtype, "MCUNet 320KB-SRAM/1MB-flash ImageNet, 176x176"));
+  }
+  if (starts_with(model, kMobileNetV2Prefix)) return build_mobilenetv2_from_name(name, model, dtype);
+  return fail_for_name(name, "unknown zoo model: " +
+                                 std::string(kValidNames) + "; `tinyfit zoo list` shows examples");
+}
+
+}  // namespace tinyfit::import

@@ -1,0 +1,114 @@
+// A small ONNX graph builder for the model zoo: the handful of layers that
+// MobileNet-style networks need, emitted as ai.onnx opset 13 (NCHW), in float32
+// or in int8 QDQ form, with deterministic pseudo-random weights.
+//
+// int8 QDQ form (what ONNX Runtime's static quantizer and tf2onnx write, and
+// what the ONNX importer folds into quantized operators):
+//   weights  int8, per output channel, symmetric (zero point 0), scale = max|w|/127,
+//            through DequantizeLinear(axis=0)
+//   biases   int32, scale = input_scale * weight_scale[c], zero point 0,
+//            through DequantizeLinear(axis=0)
+//   outputs  one QuantizeLinear + DequantizeLinear pair (per tensor, int8) after
+//            each layer's output; a Relu6 (Clip 0..6) sits between the float
+//            operator and that pair, so the importer can fuse it into its producer.
+//
+// Weights are uniform in [-b, b] with b chosen so activations keep a steady
+// scale through the network (see zoo_builder.cc), which makes the fixed
+// activation quantization parameters below sane for any random weights.
+// The same (seed name, layer name) always gives the same values: a weight
+// depends on nothing else, not even the order in which layers are added.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace tinyfit::import {
+
+enum class ZooDType { kInt8, kF32 };
+
+enum class ZooActivation { kNone, kRelu6 };
+
+// Per-tensor int8 quantization of one activation: real = scale * (q - zero_point).
+struct ZooQuant {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// A float activation as the next float operator sees it: in int8 mode the
+// output of a DequantizeLinear, with the quantization it went through.
+struct ZooValue {
+  std::string name;            // ONNX tensor name
+  std::vector<int64_t> shape;  // NCHW, or [N, features] after flattening
+  ZooQuant quant;              // int8 mode only
+
+  int64_t channels() const { return shape.at(1); }
+};
+
+struct ZooConv {
+  int64_t out_channels = 0;
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t groups = 1;  // == input channels == out_channels for a depthwise conv
+  ZooActivation activation = ZooActivation::kNone;
+};
+
+// Builds one model. Layer names must be unique; they become node names (the
+// names `--json schedule` reports) and prefixes of their tensors' names.
+class ZooBuilder {
+ public:
+  // `model_name` names the graph; `seed_name` seeds the weights (the name
+  // without its dtype suffix, so -int8 and -f32 share their float weights).
+  ZooBuilder(std::string model_name, std::string seed_name, ZooDType dtype,
+             std::string description);
+
+  // The model input "input": float32 [1, channels, resolution, resolution],
+  // an image normalised to [-1, 1) (quantized with scale 1/128 in int8 mode).
+  ZooValue add_image_input(int64_t channels, int64_t resolution);
+
+  // Conv with bias (batch norm already folded, as deployed models have it),
+  // padding kernel/2 on every side (PyTorch MobileNetV2 and ProxylessNAS), then
+  // the activation.
+  ZooValue add_conv(std::string_view name, const ZooValue& x, const ZooConv& conv);
+
+  // Depthwise: groups = channels = out_channels.
+  ZooValue add_depthwise_conv(std::string_view name, const ZooValue& x, int64_t kernel,
+                              int64_t stride, ZooActivation activation);
+
+  // Residual connection.
+  ZooValue add_add(std::string_view name, const ZooValue& a, const ZooValue& b);
+
+  // GlobalAveragePool: [N, C, H, W] -> [N, C, 1, 1].
+  ZooValue add_global_average_pool(std::string_view name, const ZooValue& x);
+
+  // Flatten to [N, C] then Gemm (transB) with bias: the classifier.
+  ZooValue add_fully_connected(std::string_view name, const ZooValue& x, int64_t out_features);
+
+  // Marks `x` as the model output, renamed "output" (float32; in int8 mode the
+  // last DequantizeLinear, which the compiler drops).
+  void add_output(const ZooValue& x);
+
+  // The finished model; the builder must not be used afterwards.
+  onnx::ModelProto release_model();
+
+ private:
+  ZooValue add_quantize_pair(const std::string& name, const std::string& input,
+                             std::vector<int64_t> shape, ZooQuant quant);
+  std::string add_weight_initializers(const std::string& name, const std::vector<int64_t>& dims,
+                                      double bound, int64_t fan_out_channels,
+                                      std::vector<float>* per_channel_scale);
+  std::string add_bias_initializers(const std::string& name, int64_t channels, float input_scale,
+                                    const std::vector<float>& weight_scale);
+  onnx::NodeProto* add_node(std::string_view op_type, std::string name,
+                            std::vector<std::string> inputs, std::string output);
+
+  std::string seed_name_;
+  ZooDType dtype_;
+  onnx::ModelProto model_;
+  onnx::GraphProto* graph_;
+};
+
+}  // namespace tinyfit::import
