@@ -1,0 +1,77 @@
+#include "schedule/order_best.h"
+
+#include <array>
+#include <string>
+
+#include "analysis/lower_bound.h"
+#include "schedule/order_exact.h"
+#include "schedule/order_hierarchical.h"
+#include "schedule/order_rpo.h"
+
+namespace tinyfit::schedule {
+namespace {
+
+// The polynomial heuristics prove optimality only by meeting the lower bound.
+OrderResult score_order(const analysis::BufferGraph& bg, Order order, std::string_view name) {
+  OrderResult result;
+  result.peak_bytes = analysis::compute_memory_profile(bg, order).peak_bytes;
+  result.order = std::move(order);
+  result.optimal = result.peak_bytes <= analysis::compute_peak_lower_bound(bg).bytes;
+  result.note = std::string(name) + (result.optimal ? ": optimal (peak equals the lower bound)" : ": heuristic");
+  return result;
+}
+
+OrderResult run_given(const analysis::BufferGraph& bg, const OrderOptions&) {
+  return score_order(bg, analysis::given_order(bg), "given");
+}
+OrderResult run_rpo(const analysis::BufferGraph& bg, const OrderOptions&) {
+  return score_order(bg, order_rpo(bg), "rpo");
+}
+OrderResult run_hierarchical(const analysis::BufferGraph& bg, const OrderOptions&) {
+  return score_order(bg, order_hierarchical(bg), "hierarchical");
+}
+
+constexpr std::array<OrderAlgorithm, 5> kAlgorithms = {{
+    {"exact", "minimum peak: memoised DP over operator sets, split at sequential cuts", &order_exact},
+    {"hierarchical", "HMCOS-style: segments, then chains by a memory-aware greedy", &run_hierarchical},
+    {"rpo", "depth-first from the outputs: finish one branch before the next", &run_rpo},
+    {"given", "the model's own operator order", &run_given},
+    {"best", "the lowest peak of all the above", &order_best},
+}};
+
+}  // namespace
+
+std::span<const OrderAlgorithm> list_order_algorithms() { return kAlgorithms; }
+
+const OrderAlgorithm* find_order_algorithm(std::string_view name) {
+  for (const OrderAlgorithm& algorithm : kAlgorithms) {
+    if (algorithm.name == name) return &algorithm;
+  }
+  return nullptr;
+}
+
+OrderResult order_best(const analysis::BufferGraph& bg, const OrderOptions& options) {
+  OrderResult best;
+  bool any = false;
+  bool proven = false;
+  std::string winner;
+  for (const OrderAlgorithm& algorithm : kAlgorithms) {
+    if (algorithm.run == &order_best) continue;
+    OrderResult r = algorithm.run(bg, options);
+    proven = proven || r.optimal;
+    if (!any || r.peak_bytes < best.peak_bytes) {
+      const int64_t states = best.states_explored + r.states_explored;
+      best = std::move(r);
+      best.states_explored = states;
+      winner = std::string(algorithm.name);
+      any = true;
+    } else {
+      best.states_explored += r.states_explored;
+    }
+  }
+  best.optimal = proven;  // a proof by any run bounds every order, the winner's included
+  best.note = "best of all (" + winner + "): " + best.note;
+  return best;
+}
+
+}  // namespace tinyfit::schedule

@@ -1,0 +1,127 @@
+#include "schedule/order_exact.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "analysis/lower_bound.h"
+#include "schedule/exact_segment_search.h"
+#include "schedule/order_hierarchical.h"
+#include "schedule/order_rpo.h"
+#include "schedule/sequential_cuts.h"
+#include "support/diag.h"
+
+namespace tinyfit::schedule {
+namespace {
+
+// Segments not searched to the end, by reason (for the one-line note).
+struct Unproven {
+  int too_large = 0;
+  int largest_ops = 0;
+  int deadline = 0;
+  int state_cap = 0;
+  int total() const { return too_large + deadline + state_cap; }
+};
+
+std::string describe(const Unproven& u, size_t segments, int64_t states, int max_ops, int64_t max_states) {
+  std::ostringstream note;
+  if (u.total() == 0) {
+    note << "exact: " << segments << " segment(s) searched to the end, " << states << " states";
+    return note.str();
+  }
+  note << "not proven optimal: " << u.total() << " of " << segments
+       << " segment(s) keep the best order found (";
+  const char* sep = "";
+  if (u.too_large > 0) {
+    note << u.too_large << " above the exact limit of " << max_ops << " operators, largest " << u.largest_ops;
+    sep = "; ";
+  }
+  if (u.deadline > 0) {
+    note << sep << u.deadline << " stopped by the time limit";
+    sep = "; ";
+  }
+  if (u.state_cap > 0) note << sep << u.state_cap << " stopped at the cap of " << max_states << " states";
+  note << "), " << states << " states";
+  return note.str();
+}
+
+}  // namespace
+
+OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& options) {
+  const Order given = analysis::given_order(bg);
+  TINYFIT_CHECK(analysis::is_topological_order(bg, given)) << "the given operator order is not topological";
+  const Order rpo = order_rpo(bg);
+  const Order hierarchical = order_hierarchical(bg);
+  const SequentialSegments segs = split_at_sequential_cuts(bg);
+  const std::vector<Order> seeds[] = {split_order_by_segment(segs, hierarchical),
+                                      split_order_by_segment(segs, given), split_order_by_segment(segs, rpo)};
+  const int max_ops = std::min(options.max_exact_segment_ops, kMaxExactSegmentOps);
+  const double total_ops = std::max<double>(1.0, static_cast<double>(bg.operators.size()));
+
+  OrderResult result;
+  result.order.reserve(bg.operators.size());
+  Unproven unproven;
+  double done_ops = 0;
+  double reported = -1;
+  auto report = [&](double fraction) {
+    // At most ~200 calls however many segments: the CLI redraws a line per call.
+    if (options.progress && (fraction >= reported + 0.005 || fraction >= 1.0)) {
+      reported = fraction;
+      options.progress(std::min(1.0, fraction));
+    }
+  };
+  for (size_t s = 0; s < segs.ops.size(); ++s) {
+    const int seg = static_cast<int>(s);
+    const double seg_ops = static_cast<double>(segs.ops[s].size());
+    if (segs.ops[s].size() == 1) {  // a lone cut has one order
+      append_segment_order(segs, seg, seeds[0][s], result.order);
+      done_ops += seg_ops;
+      report(done_ops / total_ops);
+      continue;
+    }
+    const analysis::BufferGraph local = extract_segment_graph(bg, segs, seg);
+    const Order* seed = nullptr;
+    int64_t seed_peak = 0;
+    for (const std::vector<Order>& parts : seeds) {
+      const int64_t peak = analysis::compute_memory_profile(local, parts[s]).peak_bytes;
+      if (seed == nullptr || peak < seed_peak) {
+        seed = &parts[s];
+        seed_peak = peak;
+      }
+    }
+    const int ops = static_cast<int>(segs.ops[s].size());
+    if (ops > max_ops) {
+      ++unproven.too_large;
+      unproven.largest_ops = std::max(unproven.largest_ops, ops);
+      append_segment_order(segs, seg, *seed, result.order);
+    } else if (options.deadline.expired()) {
+      ++unproven.deadline;
+      append_segment_order(segs, seg, *seed, result.order);
+    } else {
+      const SegmentSearchResult found = search_min_peak_order(
+          local, *seed, options, [&](double f) { report((done_ops + f * seg_ops) / total_ops); });
+      result.states_explored += found.states_explored;
+      if (found.stop == SearchStop::kDeadline) ++unproven.deadline;
+      if (found.stop == SearchStop::kStateCap) ++unproven.state_cap;
+      append_segment_order(segs, seg, found.order, result.order);
+    }
+    done_ops += seg_ops;
+    report(done_ops / total_ops);
+  }
+
+  result.peak_bytes = analysis::compute_memory_profile(bg, result.order).peak_bytes;
+  const int64_t heuristic_peak =
+      std::min({analysis::compute_memory_profile(bg, given).peak_bytes,
+                analysis::compute_memory_profile(bg, rpo).peak_bytes,
+                analysis::compute_memory_profile(bg, hierarchical).peak_bytes});
+  TINYFIT_CHECK(analysis::is_topological_order(bg, result.order)) << "exact order is not topological";
+  TINYFIT_CHECK(result.peak_bytes <= heuristic_peak)
+      << "exact peak " << result.peak_bytes << " above its seed's " << heuristic_peak;
+  const int64_t lower_bytes = analysis::compute_peak_lower_bound(bg).bytes;
+  result.optimal = unproven.total() == 0 || result.peak_bytes <= lower_bytes;
+  result.note = describe(unproven, segs.ops.size(), result.states_explored, max_ops,
+                         options.max_states_per_segment);
+  if (unproven.total() > 0 && result.optimal) result.note += "; optimal anyway: the peak equals the lower bound";
+  return result;
+}
+
+}  // namespace tinyfit::schedule
