@@ -1,0 +1,53 @@
+// TensorFlow Lite's fixed-point requantization helpers, bit for bit
+// (tensorflow/lite/kernels/internal/common.h and quantization_util.cc with the
+// default double rounding, which is what TFLite Micro's reference kernels use).
+// Names follow TFLite's so each can be compared with its original line by line.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/attrs.h"
+#include "ir/dtype.h"
+
+namespace tinyfit::exec::reference {
+
+// A real multiplier M as M = multiplier * 2^(shift - 31), multiplier in
+// [2^30, 2^31) (or 0).
+struct QuantizedMultiplier {
+  int32_t multiplier = 0;
+  int shift = 0;  // > 0: left shift, < 0: right shift
+};
+
+// TFLite QuantizeMultiplier: frexp, round half away from zero to Q31, fold a
+// rounding carry into the exponent, flush tiny multipliers to zero and clamp
+// the shift to 30.
+QuantizedMultiplier quantize_multiplier(double real_multiplier);
+
+// gemmlowp SaturatingRoundingDoublingHighMul: (a*b*2 + 2^31 nudge) >> 32, with
+// the one overflow case (INT32_MIN * INT32_MIN) saturating to INT32_MAX.
+int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
+
+// gemmlowp RoundingDivideByPOT: x / 2^exponent rounding halves away from zero.
+int32_t rounding_divide_by_pot(int32_t x, int exponent);
+
+// TFLite MultiplyByQuantizedMultiplier (double rounding): left shift, rounding
+// doubling high multiply, then rounding right shift.
+int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift);
+inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m) {
+  return multiply_by_quantized_multiplier(x, m.multiplier, m.shift);
+}
+
+// The clamp range of a quantized output: TFLite CalculateActivationRangeQuantized
+// generalised to any real clamp [min, max]: act_min = max(qmin, zp + round(min/scale)),
+// act_max = min(qmax, zp + round(max/scale)), in float like TFLite.
+struct ActivationRange {
+  int32_t min = 0;
+  int32_t max = 0;
+};
+ActivationRange compute_activation_range_quantized(const ir::FusedActivation& activation,
+                                                   ir::DType dtype, float scale, int32_t zero_point);
+
+// Round half away from zero of a float, as TfLiteRound (std::round).
+int32_t round_to_int32(float x);
+
+}  // namespace tinyfit::exec::reference
