@@ -1,0 +1,208 @@
+#include "schedule/order_exact.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "analysis/lower_bound.h"
+#include "schedule/order_hierarchical.h"
+#include "schedule/random_dag_for_test.h"
+
+namespace tinyfit::schedule {
+namespace {
+
+using analysis::BufferGraph;
+using analysis::compute_memory_profile;
+using testing::expect_on_random_dags;
+
+int64_t peak_of(const BufferGraph& bg, const Order& order) { return compute_memory_profile(bg, order).peak_bytes; }
+
+// Brute force is affordable up to this many topological orders (x 12 steps each).
+constexpr int64_t kBruteForceOrders = 200'000;
+
+TEST(OrderExact, EqualsBruteForceOnRandomDags) {
+  int compared = 0;
+  expect_on_random_dags(400, 12, [&](const BufferGraph& bg) -> std::string {
+    if (testing::count_topological_orders(bg) > kBruteForceOrders) return "";
+    ++compared;
+    const OrderResult r = order_exact(bg, OrderOptions{});
+    const int64_t brute = testing::compute_brute_force_min_peak(bg);
+    if (!analysis::is_topological_order(bg, r.order)) return "not a topological order";
+    if (r.peak_bytes != peak_of(bg, r.order)) return "reported peak differs from the profile of the order";
+    if (!r.optimal) return "not marked optimal without any limit: " + r.note;
+    if (r.peak_bytes != brute) {
+      return "exact peak " + std::to_string(r.peak_bytes) + " != brute force " + std::to_string(brute);
+    }
+    return "";
+  });
+  EXPECT_GT(compared, 300);  // most samples must be small enough to compare
+}
+
+TEST(OrderExact, NeverAboveHierarchicalWhichIsNeverAboveGiven) {
+  expect_on_random_dags(300, 40, [](const BufferGraph& bg) -> std::string {
+    const int64_t given = peak_of(bg, analysis::given_order(bg));
+    const int64_t hierarchical = peak_of(bg, order_hierarchical(bg));
+    const OrderResult exact = order_exact(bg, OrderOptions{});
+    if (!analysis::is_topological_order(bg, exact.order)) return "exact order is not topological";
+    if (hierarchical > given) return "hierarchical " + std::to_string(hierarchical) + " > given " + std::to_string(given);
+    if (exact.peak_bytes > hierarchical) {
+      return "exact " + std::to_string(exact.peak_bytes) + " > hierarchical " + std::to_string(hierarchical);
+    }
+    return "";
+  });
+}
+
+TEST(OrderExact, LowerBoundNeverExceedsTheExactPeak) {
+  expect_on_random_dags(300, 30, [](const BufferGraph& bg) -> std::string {
+    const int64_t bound = analysis::compute_peak_lower_bound(bg).bytes;
+    const OrderResult exact = order_exact(bg, OrderOptions{});
+    if (bound > exact.peak_bytes) {
+      return "lower bound " + std::to_string(bound) + " > exact " + std::to_string(exact.peak_bytes);
+    }
+    return "";
+  });
+}
+
+// in(10) -> A -> a(10), read by both branches, which meet at J -> out(1).
+//   big branch X:   X1: a -> x1(100),  X2: x1 -> x2(1)
+//   small branch Y: Y1: a -> y1(20),   Y2: y1 -> y2(30)
+// Given order A Y1 Y2 X1 X2 J: at X1, a + y2 + x1 = 10 + 30 + 100 = 140 (peak).
+// Big branch first, A X1 X2 Y1 Y2 J:
+//   A 20 | X1 a+x1 = 110 | X2 a+x1+x2 = 111 | Y1 a+x2+y1 = 31 | Y2 x2+y1+y2 = 51 | J x2+y2+out = 32
+// so 111; interleavings reach a+x1+y1 = 130. The lower bound is X2's 101 + a...
+// no: X1's a + x1 = 110, so 111 is not provable by the bound alone.
+BufferGraph make_diamond_with_big_and_small_branch() {
+  BufferGraph bg;
+  bg.buffers = {{10, -1, {}, false, "in"}, {10, 0, {}, false, "a"},  {20, 1, {}, false, "y1"},
+                {30, 2, {}, false, "y2"},  {100, 3, {}, false, "x1"}, {1, 4, {}, false, "x2"},
+                {1, 5, {}, true, "out"}};
+  bg.operators = {{"A", {0}, {1}, 0, 0},  {"Y1", {1}, {2}, 0, 1}, {"Y2", {2}, {3}, 0, 2},
+                  {"X1", {1}, {4}, 0, 3}, {"X2", {4}, {5}, 0, 4}, {"J", {5, 3}, {6}, 0, 5}};
+  testing::fill_consumers(bg);
+  return bg;
+}
+
+TEST(OrderExact, DiamondRunsTheBigBranchFirst) {
+  const BufferGraph bg = make_diamond_with_big_and_small_branch();
+  EXPECT_EQ(peak_of(bg, analysis::given_order(bg)), 140);
+  const OrderResult r = order_exact(bg, OrderOptions{});
+  EXPECT_EQ(r.peak_bytes, 111);
+  EXPECT_TRUE(r.optimal) << r.note;
+  EXPECT_EQ(r.order, (Order{0, 3, 4, 1, 2, 5}));
+}
+
+TEST(OrderExact, LongChainIsSolvedCutByCutInLinearTime) {
+  // in -> op0 -> b0 -> op1 -> ... -> op9999 -> out; every operator is a cut.
+  constexpr int kOps = 10'000;
+  BufferGraph bg;
+  bg.buffers.push_back({7, -1, {}, false, "in"});
+  for (int v = 0; v < kOps; ++v) {
+    bg.buffers.push_back({1 + v % 13, v, {}, v == kOps - 1, "b" + std::to_string(v)});
+    bg.operators.push_back({"op" + std::to_string(v), {v}, {v + 1}, v % 5, v});
+  }
+  testing::fill_consumers(bg);
+  const auto start = std::chrono::steady_clock::now();
+  const OrderResult r = order_exact(bg, OrderOptions{});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[ timing ] chain of %d operators: %.3f s, %s\n", kOps, seconds, r.note.c_str());
+  EXPECT_EQ(r.order, analysis::given_order(bg));  // the only topological order
+  EXPECT_TRUE(r.optimal);
+}
+
+TEST(OrderExact, RandWireCellsFinishWithinTheTimeLimitAndSayIfOptimal) {
+  // 3 cells of WS(32, 4, 0.75) (RandWire's WS setting), 99 operators.
+  const BufferGraph bg = testing::make_randwire(/*seed=*/2024, /*nodes=*/32, /*cells=*/3, /*k=*/4, /*p=*/0.75);
+  ASSERT_EQ(bg.operators.size(), 99u);
+  OrderOptions options;
+  options.deadline = Deadline(std::chrono::seconds(20));
+  const auto start = std::chrono::steady_clock::now();
+  const OrderResult r = order_exact(bg, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t given = peak_of(bg, analysis::given_order(bg));
+  const int64_t hierarchical = peak_of(bg, order_hierarchical(bg));
+  std::printf("[ timing ] randwire 3x32: %.3f s, optimal=%d, peak %lld (given %lld, hierarchical %lld, bound %lld)\n"
+              "           %s\n",
+              seconds, r.optimal ? 1 : 0, static_cast<long long>(r.peak_bytes), static_cast<long long>(given),
+              static_cast<long long>(hierarchical),
+              static_cast<long long>(analysis::compute_peak_lower_bound(bg).bytes), r.note.c_str());
+  EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
+  EXPECT_LE(r.peak_bytes, hierarchical);
+  EXPECT_LE(hierarchical, given);
+  EXPECT_FALSE(r.note.empty());
+}
+
+// 20 independent branches of three steps with unrelated sizes between one input
+// and one join: about 4^20 operator sets, far beyond 50 ms.
+BufferGraph make_wide_graph() {
+  testing::TestRandom rng(77);
+  BufferGraph bg;
+  bg.buffers.push_back({5, -1, {}, false, "in"});
+  std::vector<int> ends;
+  for (int branch = 0; branch < 20; ++branch) {
+    int from = 0;
+    for (int step = 0; step < 3; ++step) {
+      const int op = static_cast<int>(bg.operators.size());
+      bg.buffers.push_back({rng.uniform(1, 100), op, {}, false, "b"});
+      bg.operators.push_back({"op", {from}, {static_cast<int>(bg.buffers.size()) - 1}, rng.uniform(0, 40), op});
+      from = static_cast<int>(bg.buffers.size()) - 1;
+    }
+    ends.push_back(from);
+  }
+  const int join = static_cast<int>(bg.operators.size());
+  bg.buffers.push_back({1, join, {}, true, "out"});
+  bg.operators.push_back({"join", ends, {static_cast<int>(bg.buffers.size()) - 1}, 0, join});
+  testing::fill_consumers(bg);
+  return bg;
+}
+
+TEST(OrderExact, ReturnsAValidNonOptimalOrderWhenTheDeadlineExpires) {
+  const BufferGraph bg = make_wide_graph();
+  OrderOptions options;
+  options.deadline = Deadline(std::chrono::milliseconds(50));
+  const OrderResult r = order_exact(bg, options);
+  EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
+  EXPECT_FALSE(r.optimal) << r.note;
+  EXPECT_NE(r.note.find("time limit"), std::string::npos) << r.note;
+  EXPECT_LE(r.peak_bytes, peak_of(bg, analysis::given_order(bg)));
+}
+
+TEST(OrderExact, StopsAtTheStateCapWithTheBestOrderFound) {
+  const BufferGraph bg = make_wide_graph();
+  OrderOptions options;
+  options.max_states_per_segment = 1000;
+  const OrderResult r = order_exact(bg, options);
+  EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
+  EXPECT_FALSE(r.optimal);
+  EXPECT_NE(r.note.find("cap of 1000 states"), std::string::npos) << r.note;
+}
+
+TEST(OrderExact, SegmentsAboveTheOperatorLimitKeepTheBestHeuristicAndSaySo) {
+  const BufferGraph bg = make_wide_graph();  // one segment of 60 branch operators + the join
+  OrderOptions options;
+  options.max_exact_segment_ops = 10;
+  const OrderResult r = order_exact(bg, options);
+  EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
+  EXPECT_EQ(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
+  EXPECT_NE(r.note.find("above the exact limit of 10 operators"), std::string::npos) << r.note;
+  EXPECT_EQ(r.states_explored, 0);
+}
+
+TEST(OrderExact, ReportsMonotoneProgressEndingAtOne) {
+  const BufferGraph bg = testing::make_randwire(7, 12, 3, 4, 0.75);
+  std::vector<double> seen;
+  OrderOptions options;
+  options.progress = [&](double f) { seen.push_back(f); };
+  order_exact(bg, options);
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1], seen[i]);
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+}
+
+TEST(OrderExact, SameInputGivesTheSameOrder) {
+  const BufferGraph bg = testing::make_randwire(11, 16, 2, 4, 0.75);
+  EXPECT_EQ(order_exact(bg, OrderOptions{}).order, order_exact(bg, OrderOptions{}).order);
+}
+
+}  // namespace
+}  // namespace tinyfit::schedule
