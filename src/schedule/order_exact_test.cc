@@ -36,7 +36,9 @@ TEST(OrderExact, EqualsBruteForceOnRandomDags) {
     }
     return "";
   });
-  EXPECT_GT(compared, 300);  // most samples must be small enough to compare
+  if (!::testing::Test::HasFailure()) {
+    EXPECT_GT(compared, 300);  // most samples are small enough to compare
+  }
 }
 
 TEST(OrderExact, NeverAboveHierarchicalWhichIsNeverAboveGiven) {
@@ -70,8 +72,8 @@ TEST(OrderExact, LowerBoundNeverExceedsTheExactPeak) {
 // Given order A Y1 Y2 X1 X2 J: at X1, a + y2 + x1 = 10 + 30 + 100 = 140 (peak).
 // Big branch first, A X1 X2 Y1 Y2 J:
 //   A 20 | X1 a+x1 = 110 | X2 a+x1+x2 = 111 | Y1 a+x2+y1 = 31 | Y2 x2+y1+y2 = 51 | J x2+y2+out = 32
-// so 111; interleavings reach a+x1+y1 = 130. The lower bound is X2's 101 + a...
-// no: X1's a + x1 = 110, so 111 is not provable by the bound alone.
+// so 111; every interleaving has a step with a + x1 + y1 = 130. The per-operator
+// lower bound is X1's a + x1 = 110, so 111 is proven by the search, not the bound.
 BufferGraph make_diamond_with_big_and_small_branch() {
   BufferGraph bg;
   bg.buffers = {{10, -1, {}, false, "in"}, {10, 0, {}, false, "a"},  {20, 1, {}, false, "y1"},
