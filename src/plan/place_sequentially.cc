@@ -21,27 +21,29 @@ int64_t find_offset(std::span<const PlacementBuffer> buffers, const std::vector<
                     const std::vector<bool>& placed, size_t index, GapPolicy policy) {
   const PlacementBuffer& buffer = buffers[index];
   if (buffer.bytes == 0) return 0;
-  std::vector<Interval> blocked;      // every conflicting placed buffer
-  std::vector<int64_t> partner_offsets;
-  std::vector<Interval> blocked_for_partner;  // the same, minus the in-place partners
+  std::vector<Interval> blocked;  // every conflicting placed buffer
+  std::vector<bool> is_partner;   // parallel: an in-place partner of `buffer`
   for (size_t j = 0; j < buffers.size(); ++j) {
     const PlacementBuffer& other = buffers[j];
     if (!placed[j] || other.bytes == 0 || !lifetimes_overlap(buffer, other)) continue;
-    const Interval range{offsets[j], offsets[j] + other.bytes};
-    blocked.push_back(range);
-    if (may_share_offset(buffer, other)) {
-      partner_offsets.push_back(offsets[j]);
-    } else {
-      blocked_for_partner.push_back(range);
-    }
+    blocked.push_back({offsets[j], offsets[j] + other.bytes});
+    is_partner.push_back(may_share_offset(buffer, other));
   }
-  // In-place first: the same start as a partner, if nothing else is there.
+  // In-place first: the same start as a partner, if no other live buffer is
+  // in the way there (another partner at a different start is in the way too:
+  // a partial overlap is never safe).
+  std::vector<int64_t> partner_offsets;
+  for (size_t k = 0; k < blocked.size(); ++k) {
+    if (is_partner[k]) partner_offsets.push_back(blocked[k].begin);
+  }
   std::sort(partner_offsets.begin(), partner_offsets.end());
   for (int64_t candidate : partner_offsets) {
     if (candidate % buffer.alignment != 0) continue;
-    const bool free = std::none_of(blocked_for_partner.begin(), blocked_for_partner.end(), [&](const Interval& r) {
-      return ranges_overlap(candidate, candidate + buffer.bytes, r.begin, r.end);
-    });
+    bool free = true;
+    for (size_t k = 0; k < blocked.size() && free; ++k) {
+      const bool shares_start = is_partner[k] && blocked[k].begin == candidate;
+      free = shares_start || !ranges_overlap(candidate, candidate + buffer.bytes, blocked[k].begin, blocked[k].end);
+    }
     if (free) return candidate;
   }
   std::sort(blocked.begin(), blocked.end(), [](const Interval& a, const Interval& b) {
