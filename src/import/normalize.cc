@@ -1,0 +1,31 @@
+// The normalisation pipeline (normalize.h lists the passes and why).
+#include "import/normalize.h"
+
+#include "import/drop_io_quantization.h"
+#include "import/fold_batch_norm.h"
+#include "import/fold_padding.h"
+#include "import/fold_qdq.h"
+#include "import/fuse_activations.h"
+#include "import/remove_identities.h"
+#include "ir/op_decl.h"
+
+namespace tinyfit::import {
+
+Status normalize_graph(ir::Graph& graph, const ImportOptions& options) {
+  // Reshape chains and no-op reshapes first: later patterns see real producers.
+  remove_identities(graph);
+  // Float Conv -> Mul -> Add (an imported BatchNormalization) into the Conv.
+  fold_batch_norm(graph);
+  // Before fold_qdq: DQ -> Conv -> Relu -> Q needs the Relu inside the Conv.
+  fuse_activations(graph);
+  fold_qdq(graph);
+  // Quantized ops made by fold_qdq may now take a following Clip.
+  fuse_activations(graph);
+  fold_padding(graph);
+  if (!options.keep_io_quantization) drop_io_quantization(graph);
+  remove_identities(graph);
+  graph.remove_unused_tensors();
+  return ir::infer_graph_shapes(graph);
+}
+
+}  // namespace tinyfit::import

@@ -1,0 +1,150 @@
+// Moving between ONNX (logical) axis order and the stored order of IR tensors.
+// Data moves only where a consumer needs another order and the axes of extent
+// > 1 change their relative order; otherwise a kReshape alias is enough.
+#include <onnx/onnx_pb.h>
+
+#include "import/onnx_context.h"
+
+namespace tinyfit::import::onnx_detail {
+
+Perm invert_perm(const Perm& perm) {
+  Perm inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int>(i);
+  return inv;
+}
+
+ir::Shape apply_perm(const ir::Shape& logical, const Perm& perm) {
+  ir::Shape out(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) out[i] = logical[static_cast<size_t>(perm[i])];
+  return out;
+}
+
+bool is_logical_order(const ir::Shape& logical, const Perm& perm) {
+  int last = -1;
+  for (int axis : perm) {
+    if (logical[static_cast<size_t>(axis)] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+Result<ir::TensorId> ensure_perm(Context& ctx, const Value& value, const Perm& perm) {
+  if (value.perm == perm) return value.id;
+  const ir::Tensor src = [&] {  // a copy: add_activation grows the tensor list
+    ir::Tensor t = ctx.graph.tensor(value.id);
+    t.data.clear();
+    return t;
+  }();
+  const ir::Shape target = apply_perm(value.logical_shape, perm);
+  const ir::TensorId out =
+      ctx.add_activation(src.name + (perm == nhwc_perm() ? "#nhwc" : "#perm"), src.dtype, src.quant);
+  // Same element order when only extent-1 axes move: a free alias.
+  Perm relative(perm.size());  // stored target axis i = stored source axis relative[i]
+  const Perm inv_src = invert_perm(value.perm);
+  for (size_t i = 0; i < perm.size(); ++i) relative[i] = inv_src[static_cast<size_t>(perm[i])];
+  bool alias = true;
+  int last = -1;
+  for (int axis : relative) {
+    if (src.shape[static_cast<size_t>(axis)] == 1) continue;
+    if (axis < last) alias = false;
+    last = axis;
+  }
+  if (alias) {
+    ctx.graph.tensor(out).shape = target;
+    TINYFIT_RETURN_IF_ERROR(ctx.emit(ir::OpType::kReshape, {value.id}, {out}, {}, "reshape"));
+  } else {
+    TINYFIT_RETURN_IF_ERROR(
+        ctx.emit(ir::OpType::kTranspose, {value.id}, {out}, ir::TransposeAttrs{relative}, "transpose"));
+  }
+  return out;
+}
+
+Result<int> stored_axis(Context& ctx, const Value& value, int64_t logical_axis) {
+  const auto rank = static_cast<int64_t>(value.logical_shape.size());
+  if (logical_axis < -rank || logical_axis >= rank) {
+    return ctx.error("axis " + std::to_string(logical_axis) + " out of range for rank " + std::to_string(rank));
+  }
+  if (logical_axis < 0) logical_axis += rank;
+  return invert_perm(value.perm)[static_cast<size_t>(logical_axis)];
+}
+
+Result<ir::TensorId> materialize_constant(Context& ctx, const Value& value, const Perm& perm,
+                                          const ir::Shape& final_shape) {
+  const std::string base = ctx.node().input_size() ? ctx.node_name() : "const";
+  if (!value.quantized) {
+    ConstValue v = reshape_const(permute_const(*value.constant, perm), final_shape);
+    return ctx.add_constant(base + "#const", v);
+  }
+  const QuantizedConst& q = *value.quantized;
+  ConstValue permuted = permute_const(q.values, perm);
+  ir::QuantParams params;
+  params.scale = q.scale;
+  params.zero_point = q.zero_point;
+  params.axis = 0;
+  if (q.scale.size() > 1) {
+    // The per-channel axis: same extent and same inner stride after reshape.
+    const int pos = invert_perm(perm)[static_cast<size_t>(q.axis)];
+    const int64_t extent = permuted.shape[static_cast<size_t>(pos)];
+    const int64_t inner = ir::compute_strides(permuted.shape)[static_cast<size_t>(pos)];
+    const ir::Shape strides = ir::compute_strides(final_shape);
+    int found = -1;
+    for (size_t i = 0; i < final_shape.size(); ++i) {
+      if (final_shape[i] == extent && strides[i] == inner) found = static_cast<int>(i);
+    }
+    if (found < 0) return ctx.error("per-channel quantized constant cannot take shape " + ir::format_shape(final_shape));
+    params.axis = found;
+  }
+  permuted = reshape_const(std::move(permuted), final_shape);
+  const ir::TensorId qid = ctx.add_constant(base + "#q", permuted, params);
+  const ir::TensorId fid = ctx.add_activation(base + "#dq", ir::DType::kF32);
+  // The model's DequantizeLinear runs here; its name is the node's name.
+  Context& c = ctx;
+  const std::string dq = q.dq_node.empty() ? std::string("dequantize") : q.dq_node;
+  ir::Node node;
+  node.name = c.unique_node_name(dq);
+  node.op = ir::OpType::kDequantize;
+  node.inputs = {qid};
+  node.outputs = {fid};
+  c.graph.tensor(fid).shape = final_shape;
+  c.graph.add_node(std::move(node));
+  return fid;
+}
+
+Result<ir::TensorId> materialize_broadcast_constant(Context& ctx, const Value& value, size_t rank,
+                                                    const Perm& perm) {
+  const ir::Shape& shape = value.quantized ? value.quantized->values.shape : value.constant->shape;
+  if (shape.size() > rank) return ctx.error("constant operand has a higher rank than the activation");
+  // Numpy broadcasting: leading ones up to the activation's rank, then the
+  // activation's stored order.
+  ir::Shape expanded(rank - shape.size(), 1);
+  expanded.insert(expanded.end(), shape.begin(), shape.end());
+  Value v = value;
+  const size_t added = rank - shape.size();
+  if (v.quantized) {
+    auto q = std::make_shared<QuantizedConst>(*v.quantized);
+    q->values.shape = expanded;
+    q->axis += static_cast<int>(added);
+    v.quantized = q;
+  } else {
+    v.constant = std::make_shared<const ConstValue>(reshape_const(*v.constant, expanded));
+  }
+  return materialize_constant(ctx, v, perm, apply_perm(expanded, perm));
+}
+
+}  // namespace tinyfit::import::onnx_detail
+
+namespace tinyfit::import::onnx_detail {
+
+Status bind_output(Context& ctx, int i, ir::TensorId id, const Perm& perm) {
+  Value v;
+  v.id = id;
+  v.perm = perm;
+  const ir::Shape& stored = ctx.graph.tensor(id).shape;
+  if (stored.size() != perm.size()) return ctx.error("internal layout rank mismatch");
+  v.logical_shape.assign(stored.size(), 0);
+  for (size_t k = 0; k < perm.size(); ++k) v.logical_shape[static_cast<size_t>(perm[k])] = stored[k];
+  return ctx.set_output(i, std::move(v));
+}
+
+}  // namespace tinyfit::import::onnx_detail
