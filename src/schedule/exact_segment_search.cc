@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <unordered_map>
 
 #include "support/diag.h"
@@ -100,11 +101,9 @@ SegmentTables build_tables(const BufferGraph& bg) {
   return t;
 }
 
-}  // namespace
-
-SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& incumbent,
-                                          const OrderOptions& options,
-                                          const std::function<void(double)>& progress) {
+// The layered dynamic programme; beam_width == 0 means exact (keep every state).
+SegmentSearchResult search_layers(const BufferGraph& bg, const Order& incumbent, const OrderOptions& options,
+                                  const std::function<void(double)>& progress, int beam_width) {
   const int n = static_cast<int>(bg.operators.size());
   TINYFIT_CHECK(n <= kMaxExactSegmentOps) << "segment of " << n << " operators exceeds the state key";
   TINYFIT_CHECK(analysis::is_topological_order(bg, incumbent)) << "the incumbent order is not topological";
@@ -139,7 +138,7 @@ SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& in
   for (int layer = 0; layer < n && !frontier.empty(); ++layer) {
     next.clear();
     for (const StateKey& set : frontier) {
-      if ((++result.states_explored & 63) == 0 && options.deadline.expired()) {
+      if ((++result.states_explored & 63) == 0 && beam_width == 0 && options.deadline.expired()) {
         result.stop = SearchStop::kDeadline;
         return result;
       }
@@ -183,10 +182,25 @@ SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& in
           it->second.last_op = move.op;
         }
       }
-      if (static_cast<int64_t>(seen.size()) >= options.max_states_per_segment) {
+      if (beam_width == 0 && static_cast<int64_t>(seen.size()) >= options.max_states_per_segment) {
         result.stop = SearchStop::kStateCap;
         return result;
       }
+    }
+    if (beam_width > 0 && next.size() > static_cast<size_t>(beam_width)) {
+      // Keep the most promising states; sorting (peak, live, discovery index)
+      // keeps the choice total and deterministic.
+      std::vector<std::pair<std::pair<int64_t, int64_t>, size_t>> ranked;
+      ranked.reserve(next.size());
+      for (size_t i = 0; i < next.size(); ++i) {
+        const Entry& e = seen.at(next[i]);
+        ranked.push_back({{e.peak_bytes, e.live_bytes}, i});
+      }
+      std::sort(ranked.begin(), ranked.end());
+      std::vector<StateKey> kept;
+      kept.reserve(static_cast<size_t>(beam_width));
+      for (int i = 0; i < beam_width; ++i) kept.push_back(next[ranked[static_cast<size_t>(i)].second]);
+      next.swap(kept);
     }
     frontier.swap(next);
     if (progress) progress(static_cast<double>(layer + 1) / n);
@@ -194,8 +208,9 @@ SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& in
 
   StateKey all{};
   for (int v = 0; v < n; ++v) add_op(all, v);
+  if (beam_width > 0) result.stop = SearchStop::kBeam;
   auto found = seen.find(all);
-  if (found == seen.end()) return result;  // nothing beats the incumbent: it is optimal
+  if (found == seen.end()) return result;  // nothing beats the incumbent (exact: it is optimal)
   result.peak_bytes = found->second.peak_bytes;
   Order order(static_cast<size_t>(n));
   StateKey set = all;
@@ -206,6 +221,19 @@ SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& in
   }
   result.order = std::move(order);
   return result;
+}
+
+}  // namespace
+
+SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& incumbent,
+                                          const OrderOptions& options,
+                                          const std::function<void(double)>& progress) {
+  return search_layers(bg, incumbent, options, progress, /*beam_width=*/0);
+}
+
+SegmentSearchResult search_beam_order(const BufferGraph& bg, const Order& incumbent, int beam_width) {
+  TINYFIT_CHECK(beam_width >= 1) << "beam width " << beam_width;
+  return search_layers(bg, incumbent, OrderOptions{}, nullptr, beam_width);
 }
 
 }  // namespace tinyfit::schedule

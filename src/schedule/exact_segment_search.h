@@ -19,6 +19,7 @@ enum class SearchStop {
   kFinished,  // the search space was exhausted: the result is optimal
   kDeadline,  // OrderOptions::deadline expired
   kStateCap,  // OrderOptions::max_states_per_segment memoised states reached
+  kBeam,      // a beam search: complete, but states were dropped by design
 };
 
 struct SegmentSearchResult {
@@ -47,5 +48,15 @@ struct SegmentSearchResult {
 SegmentSearchResult search_min_peak_order(const analysis::BufferGraph& bg, const Order& incumbent,
                                           const OrderOptions& options,
                                           const std::function<void(double)>& progress);
+
+// What: the same dynamic programme, keeping only the `beam_width` best states of
+// each layer (lowest peak so far, then least live memory, then discovery
+// order): the anytime fallback when the exact search was stopped.
+// Requires: as search_min_peak_order; beam_width >= 1.
+// Guarantees: a topological order with peak <= the incumbent's; stop == kBeam
+// (no optimality claim) unless the incumbent meets the lower bound (kFinished). Polynomial: O(n^2 x beam_width) transitions, so
+// it ignores the deadline (width 64 on 128 operators is ~1M transitions, a few
+// milliseconds).
+SegmentSearchResult search_beam_order(const analysis::BufferGraph& bg, const Order& incumbent, int beam_width);
 
 }  // namespace tinyfit::schedule

@@ -13,6 +13,10 @@
 namespace tinyfit::schedule {
 namespace {
 
+// Width of the beam search that improves a segment the exact search could not
+// finish: O(n^2 x width) transitions, ~1M for 128 operators.
+constexpr int kFallbackBeamWidth = 64;
+
 // Segments not searched to the end, by reason (for the one-line note).
 struct Unproven {
   int too_large = 0;
@@ -29,7 +33,7 @@ std::string describe(const Unproven& u, size_t segments, int64_t states, int max
     return note.str();
   }
   note << "not proven optimal: " << u.total() << " of " << segments
-       << " segment(s) keep the best order found (";
+       << " segment(s) keep the best order found by a beam search (";
   const char* sep = "";
   if (u.too_large > 0) {
     note << u.too_large << " above the exact limit of " << max_ops << " operators, largest " << u.largest_ops;
@@ -69,11 +73,21 @@ OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& opt
       options.progress(std::min(1.0, fraction));
     }
   };
-  for (size_t s = 0; s < segs.ops.size(); ++s) {
-    const int seg = static_cast<int>(s);
+  // Segments are independent, so solve the small ones first: a wide segment
+  // that eats the time limit then cannot starve the cheap ones behind it.
+  std::vector<int> solve_order(segs.ops.size());
+  for (size_t s = 0; s < segs.ops.size(); ++s) solve_order[s] = static_cast<int>(s);
+  std::sort(solve_order.begin(), solve_order.end(), [&](int a, int b) {
+    const size_t sa = segs.ops[static_cast<size_t>(a)].size();
+    const size_t sb = segs.ops[static_cast<size_t>(b)].size();
+    return sa != sb ? sa < sb : a < b;
+  });
+  std::vector<Order> chosen(segs.ops.size());
+  for (int seg : solve_order) {
+    const size_t s = static_cast<size_t>(seg);
     const double seg_ops = static_cast<double>(segs.ops[s].size());
     if (segs.ops[s].size() == 1) {  // a lone cut has one order
-      append_segment_order(segs, seg, seeds[0][s], result.order);
+      chosen[s] = seeds[0][s];
       done_ops += seg_ops;
       report(done_ops / total_ops);
       continue;
@@ -89,24 +103,34 @@ OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& opt
       }
     }
     const int ops = static_cast<int>(segs.ops[s].size());
+    SegmentSearchResult found;
+    found.order = *seed;
     if (ops > max_ops) {
       ++unproven.too_large;
       unproven.largest_ops = std::max(unproven.largest_ops, ops);
-      append_segment_order(segs, seg, *seed, result.order);
+      found.stop = SearchStop::kBeam;
     } else if (options.deadline.expired()) {
       ++unproven.deadline;
-      append_segment_order(segs, seg, *seed, result.order);
+      found.stop = SearchStop::kDeadline;
     } else {
-      const SegmentSearchResult found = search_min_peak_order(
-          local, *seed, options, [&](double f) { report((done_ops + f * seg_ops) / total_ops); });
+      found = search_min_peak_order(local, *seed, options,
+                                    [&](double f) { report((done_ops + f * seg_ops) / total_ops); });
       result.states_explored += found.states_explored;
       if (found.stop == SearchStop::kDeadline) ++unproven.deadline;
       if (found.stop == SearchStop::kStateCap) ++unproven.state_cap;
-      append_segment_order(segs, seg, found.order, result.order);
     }
+    if (found.stop != SearchStop::kFinished && ops <= kMaxExactSegmentOps) {
+      // Anytime fallback: a beam over the same programme, polynomial, so it
+      // runs even after the deadline; keeps found.order unless strictly better.
+      const SegmentSearchResult beam = search_beam_order(local, found.order, kFallbackBeamWidth);
+      result.states_explored += beam.states_explored;
+      found.order = beam.order;
+    }
+    chosen[s] = std::move(found.order);
     done_ops += seg_ops;
     report(done_ops / total_ops);
   }
+  for (size_t s = 0; s < segs.ops.size(); ++s) append_segment_order(segs, static_cast<int>(s), chosen[s], result.order);
 
   result.peak_bytes = analysis::compute_memory_profile(bg, result.order).peak_bytes;
   const int64_t heuristic_peak =

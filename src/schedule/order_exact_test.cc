@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "analysis/lower_bound.h"
+#include "schedule/exact_segment_search.h"
 #include "schedule/order_hierarchical.h"
 #include "schedule/random_dag_for_test.h"
 
@@ -166,6 +167,7 @@ TEST(OrderExact, ReturnsAValidNonOptimalOrderWhenTheDeadlineExpires) {
   EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
   EXPECT_FALSE(r.optimal) << r.note;
   EXPECT_NE(r.note.find("time limit"), std::string::npos) << r.note;
+  EXPECT_LE(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
   EXPECT_LE(r.peak_bytes, peak_of(bg, analysis::given_order(bg)));
 }
 
@@ -179,15 +181,28 @@ TEST(OrderExact, StopsAtTheStateCapWithTheBestOrderFound) {
   EXPECT_NE(r.note.find("cap of 1000 states"), std::string::npos) << r.note;
 }
 
-TEST(OrderExact, SegmentsAboveTheOperatorLimitKeepTheBestHeuristicAndSaySo) {
+TEST(OrderExact, SegmentsAboveTheOperatorLimitFallBackToTheBeamAndSaySo) {
   const BufferGraph bg = make_wide_graph();  // one segment of 60 branch operators + the join
   OrderOptions options;
   options.max_exact_segment_ops = 10;
   const OrderResult r = order_exact(bg, options);
   EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
-  EXPECT_EQ(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
+  EXPECT_LE(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
+  EXPECT_FALSE(r.optimal);
   EXPECT_NE(r.note.find("above the exact limit of 10 operators"), std::string::npos) << r.note;
-  EXPECT_EQ(r.states_explored, 0);
+}
+
+TEST(SearchBeamOrder, IsTopologicalAndNeverAboveItsIncumbentOnRandomDags) {
+  expect_on_random_dags(300, 40, [](const BufferGraph& bg) -> std::string {
+    const Order given = analysis::given_order(bg);
+    for (int width : {1, 4}) {
+      const SegmentSearchResult r = search_beam_order(bg, given, width);
+      if (!analysis::is_topological_order(bg, r.order)) return "width " + std::to_string(width) + ": not topological";
+      if (peak_of(bg, r.order) > peak_of(bg, given)) return "width " + std::to_string(width) + ": above the incumbent";
+      if (r.peak_bytes != peak_of(bg, r.order)) return "width " + std::to_string(width) + ": wrong peak_bytes";
+    }
+    return "";
+  });
 }
 
 TEST(OrderExact, ReportsMonotoneProgressEndingAtOne) {
