@@ -5,9 +5,13 @@
 // dumps of the files where noted.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "import/import_model.h"
 #include "import/tflite_import.h"
