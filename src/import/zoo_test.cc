@@ -2,6 +2,9 @@
 // determinism, and the published architecture numbers of each network.
 #include "import/zoo.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -185,6 +188,43 @@ TEST(ZooModels, Int8ModelsQuantizeEveryLayerOutputPerTensor) {
     ASSERT_TRUE(scale && zero_point) << quantize->name();
     EXPECT_EQ(scale->dims_size(), 0) << "per tensor";
     EXPECT_EQ(zero_point->data_type(), onnx::TensorProto::INT8);
+  }
+}
+
+std::vector<float> read_floats(const onnx::TensorProto& tensor) {
+  std::vector<float> values(static_cast<size_t>(count_elements(tensor)));
+  EXPECT_EQ(tensor.raw_data().size(), values.size() * sizeof(float)) << tensor.name();
+  std::memcpy(values.data(), tensor.raw_data().data(),
+              std::min(tensor.raw_data().size(), values.size() * sizeof(float)));
+  return values;
+}
+
+TEST(ZooModels, Int8WeightsAreTheFloatWeightsRoundedPerChannel) {
+  // -int8 and -f32 share their float weights (same seed name), so dequantizing
+  // the int8 weights gives the float ones within half a step of their channel;
+  // and each channel's largest weight uses the full symmetric range (127).
+  const onnx::ModelProto f32 = build_model("mobilenetv2-96-f32");
+  const onnx::ModelProto int8 = build_model("mobilenetv2-96-int8");
+  for (const std::string layer : {"conv0", "block2/depthwise", "block17/project", "classifier"}) {
+    SCOPED_TRACE(layer);
+    const onnx::TensorProto* weight = find_initializer(f32.graph(), layer + "/weight");
+    const onnx::TensorProto* quantized = find_initializer(int8.graph(), layer + "/weight_quantized");
+    const onnx::TensorProto* scale = find_initializer(int8.graph(), layer + "/weight_scale");
+    ASSERT_TRUE(weight && quantized && scale);
+    ASSERT_EQ(quantized->data_type(), onnx::TensorProto::INT8);
+    const std::vector<float> floats = read_floats(*weight);
+    const std::vector<float> scales = read_floats(*scale);
+    ASSERT_EQ(static_cast<int64_t>(scales.size()), weight->dims(0));
+    const size_t per_channel = floats.size() / scales.size();
+    for (size_t c = 0; c < scales.size(); ++c) {
+      int max_abs = 0;
+      for (size_t i = c * per_channel; i < (c + 1) * per_channel; ++i) {
+        const int q = static_cast<int8_t>(quantized->raw_data()[i]);
+        max_abs = std::max(max_abs, std::abs(q));
+        EXPECT_LE(std::fabs(static_cast<float>(q) * scales[c] - floats[i]), scales[c] * 0.5001f);
+      }
+      EXPECT_EQ(max_abs, 127) << "channel " << c;
+    }
   }
 }
 
