@@ -1,0 +1,210 @@
+#include "analysis/inplace.h"
+
+#include <gtest/gtest.h>
+
+namespace tinyfit::analysis {
+namespace {
+
+// A small graph builder: activations of one dtype, constants zero-filled.
+struct TestGraph {
+  ir::Graph graph;
+  ir::TensorId activation(const std::string& name, ir::Shape shape, ir::DType dtype = ir::DType::kF32) {
+    return graph.add_tensor(ir::Tensor{name, dtype, std::move(shape), {}, false, {}});
+  }
+  ir::TensorId constant(const std::string& name, ir::Shape shape, ir::DType dtype = ir::DType::kF32) {
+    ir::Tensor t{name, dtype, std::move(shape), {}, true, {}};
+    t.data.assign(static_cast<size_t>(t.size_bytes()), 0);
+    return graph.add_tensor(std::move(t));
+  }
+  void node(ir::OpType op, std::vector<ir::TensorId> in, std::vector<ir::TensorId> out, ir::OpAttrs attrs = {}) {
+    ir::Node n;
+    n.name = "n" + std::to_string(graph.nodes.size());
+    n.op = op;
+    n.inputs = std::move(in);
+    n.outputs = std::move(out);
+    n.attrs = std::move(attrs);
+    graph.add_node(std::move(n));
+  }
+};
+
+ir::ConvAttrs conv_attrs(int64_t kernel, int64_t stride, int64_t pad) {
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = kernel;
+  a.stride_h = a.stride_w = stride;
+  a.pad = {pad, pad, pad, pad};
+  return a;
+}
+
+// in[1,8,8,4] f32 (1024 B) -> conv 1x1 -> c (1024) -> clip -> r (1024)
+// -> add(r, in) -> out (1024, model output); with add_reads_c the add reads
+// c instead of in, so c is still needed after the clip.
+TestGraph conv_relu_add(bool add_reads_c) {
+  TestGraph t;
+  const ir::Shape shape{1, 8, 8, 4};
+  const ir::TensorId in = t.activation("in", shape);
+  const ir::TensorId w = t.constant("w", {4, 1, 1, 4});
+  const ir::TensorId c = t.activation("c", shape);
+  const ir::TensorId r = t.activation("r", shape);
+  const ir::TensorId out = t.activation("out", shape);
+  t.node(ir::OpType::kConv2D, {in, w}, {c}, conv_attrs(1, 1, 0));
+  t.node(ir::OpType::kClip, {c}, {r}, ir::ClipAttrs{0.0f, 6.0f});
+  t.node(ir::OpType::kAdd, {r, add_reads_c ? c : in}, {out});
+  t.graph.inputs = {in};
+  t.graph.outputs = {out};
+  return t;
+}
+
+TEST(Inplace, LowersThePeakByExactlyTheElementwiseOutputSize) {
+  // Ordinary execution (in lives until the add reads it):
+  //   step 0 conv: in + c           = 2048
+  //   step 1 clip: in + c + r       = 3072  <- peak
+  //   step 2 add:  in + r + out     = 3072
+  // In place: r overwrites c at the clip, out overwrites r at the add (in is
+  // a model input, never overwritten): every step holds in + one 1024-byte
+  // buffer = 2048. The peak drops by 1024, the size of r.
+  TestGraph t = conv_relu_add(false);
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const Order order = given_order(bg);
+  EXPECT_EQ(compute_memory_profile(bg, order).peak_bytes, 3072);
+  const InplaceResult result = apply_inplace(t.graph, bg, order);
+  const MemoryProfile profile = compute_memory_profile(result.graph, order);
+  EXPECT_EQ(profile.peak_bytes, 3072 - 1024);
+  ASSERT_EQ(result.merges.size(), 2u);
+  EXPECT_EQ(result.merges[0].op, 1);
+  EXPECT_EQ(result.merges[1].op, 2);
+  EXPECT_EQ(result.graph.buffers.size(), 2u);  // in, and c = r = out
+  const int shared = result.graph.buffer_of_tensor[2];  // c
+  EXPECT_EQ(result.graph.buffer_of_tensor[3], shared);  // r
+  EXPECT_EQ(result.graph.buffer_of_tensor[4], shared);  // out
+  EXPECT_TRUE(result.graph.buffers[static_cast<size_t>(shared)].is_model_output);
+  EXPECT_EQ(result.merges[1].buffer, shared);
+}
+
+TEST(Inplace, NeverOverwritesABufferStillNeededLater) {
+  // The add reads c again: the clip must not write r over c. The add may
+  // write over r or c, which both die there.
+  TestGraph t = conv_relu_add(true);
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const InplaceResult result = apply_inplace(t.graph, bg, given_order(bg));
+  EXPECT_NE(result.graph.buffer_of_tensor[2], result.graph.buffer_of_tensor[3]);  // c, r apart
+  ASSERT_EQ(result.merges.size(), 1u);
+  EXPECT_EQ(result.merges[0].op, 2);
+}
+
+TEST(Inplace, NeverOverwritesAModelInputOrAModelOutput) {
+  TestGraph t;
+  const ir::TensorId in = t.activation("in", {1, 16});
+  const ir::TensorId a = t.activation("a", {1, 16});
+  const ir::TensorId b = t.activation("b", {1, 16});
+  t.node(ir::OpType::kClip, {in}, {a}, ir::ClipAttrs{0.0f, 6.0f});  // in: model input
+  t.node(ir::OpType::kSigmoid, {a}, {b});                              // a: model output
+  t.graph.inputs = {in};
+  t.graph.outputs = {a, b};
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const InplaceResult result = apply_inplace(t.graph, bg, given_order(bg));
+  EXPECT_TRUE(result.merges.empty());
+  EXPECT_EQ(result.graph.buffers.size(), 3u);
+}
+
+TEST(Inplace, NeverOverwritesTheBroadcastOperand) {
+  // add(x[1,1,1,4], y[1,8,8,4]): out has y's shape, so only y may be
+  // overwritten, never the smaller x.
+  TestGraph t;
+  const ir::TensorId in = t.activation("in", {1, 8, 8, 4});
+  const ir::TensorId x = t.activation("x", {1, 1, 1, 4});
+  const ir::TensorId y = t.activation("y", {1, 8, 8, 4});
+  const ir::TensorId out = t.activation("out", {1, 8, 8, 4});
+  t.node(ir::OpType::kMean, {in}, {x}, ir::ReduceAttrs{{1, 2}, true});
+  t.node(ir::OpType::kClip, {in}, {y}, ir::ClipAttrs{0.0f, 6.0f});
+  t.node(ir::OpType::kAdd, {x, y}, {out});
+  t.graph.inputs = {in};
+  t.graph.outputs = {out};
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const InplaceResult result = apply_inplace(t.graph, bg, given_order(bg));
+  ASSERT_EQ(result.merges.size(), 1u);
+  EXPECT_EQ(result.graph.buffer_of_tensor[static_cast<size_t>(out)],
+            result.graph.buffer_of_tensor[static_cast<size_t>(y)]);
+}
+
+TEST(LineBuffer, ThreeByThreeStrideOnePadOneHoldsTwoRows) {
+  // hi(r) = r, release(r) = r + 1: rows r and r + 1 wait together.
+  EXPECT_EQ(compute_line_buffer_rows(8, 8, 8, 8, ir::Window{3, 1, 1, 1}), 2);
+}
+
+TEST(LineBuffer, FiveByFivePadTwoHoldsThreeRows) {
+  // release(r) = r + 2: rows r..r+2.
+  EXPECT_EQ(compute_line_buffer_rows(8, 8, 8, 8, ir::Window{5, 1, 1, 2}), 3);
+}
+
+TEST(LineBuffer, StrideTwoHoldsOneRow) {
+  // 8x8 -> 4x4, 3x3 pad 1: r = 0 covers input row hi = floor(3/8) = 0, last
+  // read by output row floor((0+1)/2) = 0, itself: 1 row. r = 1: hi = 0,
+  // release 0 < 1: written directly. r = 2, 3: hi = 1, release 1 < r.
+  EXPECT_EQ(compute_line_buffer_rows(8, 8, 4, 4, ir::Window{3, 2, 1, 1}), 1);
+}
+
+TEST(LineBuffer, RejectsAnOutputLargerThanItsInput) {
+  EXPECT_EQ(compute_line_buffer_rows(4, 4, 6, 6, ir::Window{1, 1, 1, 0}), -1);
+}
+
+TEST(Inplace, DepthwiseWritesOverItsInputThroughALineBuffer) {
+  // in[1,8,8,4] i8 (256 B) -> conv 1x1 -> c (256) -> dw 3x3 s1 p1 -> d (256)
+  // -> conv 1x1 -> out (256).
+  //   ordinary: step 0 in + c = 512, step 1 c + d = 512, step 2 d + out = 512.
+  //   in place at step 1: line buffer 2 rows x 8 cols x 4 ch x 1 B = 64, so
+  //   step 1 = 256 + 64 = 320; peak stays 512 (steps 0 and 2) but the step
+  //   drops by 192.
+  TestGraph t;
+  const ir::Shape shape{1, 8, 8, 4};
+  const ir::TensorId in = t.activation("in", shape, ir::DType::kI8);
+  const ir::TensorId w0 = t.constant("w0", {4, 1, 1, 4}, ir::DType::kI8);
+  const ir::TensorId c = t.activation("c", shape, ir::DType::kI8);
+  const ir::TensorId wd = t.constant("wd", {1, 3, 3, 4}, ir::DType::kI8);
+  const ir::TensorId d = t.activation("d", shape, ir::DType::kI8);
+  const ir::TensorId w1 = t.constant("w1", {4, 1, 1, 4}, ir::DType::kI8);
+  const ir::TensorId out = t.activation("out", shape, ir::DType::kI8);
+  t.node(ir::OpType::kConv2D, {in, w0}, {c}, conv_attrs(1, 1, 0));
+  t.node(ir::OpType::kDepthwiseConv2D, {c, wd}, {d}, conv_attrs(3, 1, 1));
+  t.node(ir::OpType::kConv2D, {d, w1}, {out}, conv_attrs(1, 1, 0));
+  t.graph.inputs = {in};
+  t.graph.outputs = {out};
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const Order order = given_order(bg);
+  const InplaceResult result = apply_inplace(t.graph, bg, order);
+  ASSERT_EQ(result.merges.size(), 1u);
+  EXPECT_EQ(result.merges[0].line_buffer_bytes, 64);
+  EXPECT_EQ(result.graph.operators[1].workspace_bytes, 64);
+  const MemoryProfile profile = compute_memory_profile(result.graph, order);
+  EXPECT_EQ(profile.steps[1].execution_bytes, 320);
+  EXPECT_EQ(profile.peak_bytes, 512);
+}
+
+TEST(Inplace, KeepsAStrideTwoDepthwiseOnlyWhenThePeakDoesNotRise) {
+  // in[1,8,8,4] i8 -> conv 1x1 -> c (256) -> dw 3x3 s2 p1 -> d[1,4,4,4] (64)
+  // -> conv 1x1 widening to 32 channels -> out[1,4,4,32] (512).
+  //   ordinary: step 0 in + c = 512, step 1 c + d = 320, step 2 d + out = 576.
+  //   in place, d would keep c's 256 bytes until step 2: 256 + 512 = 768 >
+  //   576, so the merge is refused.
+  TestGraph t;
+  const ir::TensorId in = t.activation("in", {1, 8, 8, 4}, ir::DType::kI8);
+  const ir::TensorId w0 = t.constant("w0", {4, 1, 1, 4}, ir::DType::kI8);
+  const ir::TensorId c = t.activation("c", {1, 8, 8, 4}, ir::DType::kI8);
+  const ir::TensorId wd = t.constant("wd", {1, 3, 3, 4}, ir::DType::kI8);
+  const ir::TensorId d = t.activation("d", {1, 4, 4, 4}, ir::DType::kI8);
+  const ir::TensorId w1 = t.constant("w1", {32, 1, 1, 4}, ir::DType::kI8);
+  const ir::TensorId out = t.activation("out", {1, 4, 4, 32}, ir::DType::kI8);
+  t.node(ir::OpType::kConv2D, {in, w0}, {c}, conv_attrs(1, 1, 0));
+  t.node(ir::OpType::kDepthwiseConv2D, {c, wd}, {d}, conv_attrs(3, 2, 1));
+  t.node(ir::OpType::kConv2D, {d, w1}, {out}, conv_attrs(1, 1, 0));
+  t.graph.inputs = {in};
+  t.graph.outputs = {out};
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const Order order = given_order(bg);
+  EXPECT_EQ(compute_memory_profile(bg, order).peak_bytes, 576);
+  const InplaceResult result = apply_inplace(t.graph, bg, order);
+  EXPECT_TRUE(result.merges.empty());
+  EXPECT_EQ(compute_memory_profile(result.graph, order).peak_bytes, 576);
+}
+
+}  // namespace
+}  // namespace tinyfit::analysis
