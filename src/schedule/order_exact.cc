@@ -33,10 +33,11 @@ std::string describe(const Unproven& u, size_t segments, int64_t states, int max
     return note.str();
   }
   note << "not proven optimal: " << u.total() << " of " << segments
-       << " segment(s) keep the best order found by a beam search (";
+       << " segment(s) keep the best order found by the heuristics and a beam search (";
   const char* sep = "";
   if (u.too_large > 0) {
     note << u.too_large << " above the exact limit of " << max_ops << " operators, largest " << u.largest_ops;
+    if (u.largest_ops > kMaxExactSegmentOps) note << " (beyond " << kMaxExactSegmentOps << ": heuristics only)";
     sep = "; ";
   }
   if (u.deadline > 0) {
