@@ -1,12 +1,17 @@
 // Import normalisation (issue 2): the small passes that turn an imported graph
-// into the canonical IR every optimiser sees. Each pass is its own file:
-//   fold_layout_transposes   NCHW model -> NHWC activations, transposes folded
-//   fold_batch_norm          BatchNormalization into the preceding convolution
+// into the canonical IR every optimiser sees. Each pass is its own file, run
+// in this order by normalize_graph (normalize.cc):
+//   remove_identities        no-op Reshape / Transpose, Reshape chains collapsed
+//   fold_batch_norm          Conv -> Mul/Add with per-channel constants (an imported
+//                            BatchNormalization) into the convolution's weights and bias
+//   fuse_activations         Relu / Relu6 / Clip into their producer (before fold_qdq,
+//                            so DQ -> Conv -> Relu -> Q folds; again after it)
 //   fold_qdq                 DequantizeLinear -> float op -> QuantizeLinear => quantized op
-//   fuse_activations         Relu / Relu6 / Clip into their producer
-//   fold_padding             explicit Pad into the Conv / DepthwiseConv / pool consuming it
+//   fold_padding             explicit Pad into the Conv / DepthwiseConv consuming it
 //   drop_io_quantization     Quantize on inputs / Dequantize on outputs (unless kept)
-//   remove_identities        Identity / Dropout / no-op Reshape chains
+// The NCHW -> NHWC layout change is not a pass: the ONNX importer emits NHWC
+// directly (onnx_context.h, "Layout tracking"). Passes work on the IR only, so
+// TFLite imports go through the same list.
 #pragma once
 
 #include "import/import_options.h"
