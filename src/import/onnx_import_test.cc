@@ -1,0 +1,129 @@
+#include "import/onnx_import.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "import/onnx_text_model.h"
+
+namespace tinyfit::import {
+namespace {
+
+std::string message_of(const Result<ir::Graph>& g) { return g ? "" : g.error().format(); }
+
+TEST(OnnxImport, OpsetAbove17IsRejectedClearly) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[1,4] x) => (float[1,4] y) { y = Relu(x) }
+)");
+  EXPECT_NE(message_of(g).find("opset 18 is not supported (expected 7 to 17)"), std::string::npos) << message_of(g);
+}
+
+TEST(OnnxImport, UnknownOperatorIsNamed) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x) => (float[1,4] y) { y = Erf(x) }
+)");
+  EXPECT_EQ(message_of(g), "tinyfit: error: test.onnx: node 'y' (Erf): unsupported operator 'Erf'");
+}
+
+TEST(OnnxImport, DynamicDimensionAsksForInputShape) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] x) => (float[N,4] y) { y = Relu(x) }
+)");
+  EXPECT_NE(message_of(g).find("input 'x' has dynamic dimension 'N'; give --input-shape x=..."), std::string::npos)
+      << message_of(g);
+  ImportOptions options;
+  options.input_shapes["x"] = {2, 4};
+  auto fixed = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] x) => (float[N,4] y) { y = Relu(x) }
+)", options);
+  ASSERT_TRUE(fixed) << message_of(fixed);
+  EXPECT_EQ(fixed->tensor(fixed->inputs[0]).shape, (ir::Shape{2, 4}));
+}
+
+TEST(OnnxImport, Rank4InputBecomesNhwc) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,5,7] x) => (float[1,3,5,7] y) { y = Relu(x) }
+)");
+  ASSERT_TRUE(g) << message_of(g);
+  EXPECT_EQ(g->tensor(g->inputs[0]).shape, (ir::Shape{1, 5, 7, 3}));
+}
+
+TEST(OnnxImport, FlattenOfSpatialTensorKeepsNchwOrderWithATranspose) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] x) => (float[1,18] y) { y = Flatten(x) }
+)");
+  ASSERT_TRUE(g) << message_of(g);
+  ASSERT_EQ(g->nodes.size(), 2u);
+  EXPECT_EQ(g->nodes[0].op, ir::OpType::kTranspose);
+  EXPECT_EQ(g->nodes[0].attr<ir::TransposeAttrs>().perm, (std::vector<int>{0, 3, 1, 2}));
+  EXPECT_EQ(g->nodes[1].op, ir::OpType::kReshape);
+}
+
+TEST(OnnxImport, CycleIsReportedWithANodeName) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x) => (float[1,4] y) { a = Add(x, b) b = Relu(a) y = Relu(b) }
+)");
+  EXPECT_NE(message_of(g).find("cycle"), std::string::npos) << message_of(g);
+}
+
+TEST(OnnxImport, ShapeSubgraphFoldsIntoReshape) {
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4,2] x) => (float[1,8] y)
+<int64 zero = {0}, int64[1] axes = {0}, int64[1] minus = {-1}>
+{
+  s = Shape(x)
+  n = Gather(s, zero)
+  u = Unsqueeze(n, axes)
+  t = Concat<axis = 0>(u, minus)
+  y = Reshape(x, t)
+}
+)");
+  ASSERT_TRUE(g) << message_of(g);
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->tensor(g->outputs[0]).shape, (ir::Shape{1, 8}));
+  EXPECT_EQ(g->nodes[0].fused_names.size(), 4u);  // s, n, u, t
+}
+
+TEST(OnnxImport, BadFilesGiveOneLineErrors) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + name, std::ios::binary) << bytes;
+    return dir + name;
+  };
+  EXPECT_NE(message_of(import_onnx_file(dir + "missing.onnx", {})).find("cannot open file"), std::string::npos);
+  EXPECT_NE(message_of(import_onnx_file(write("empty.onnx", ""), {})).find("file is empty"), std::string::npos);
+  std::string noise;
+  for (int i = 0; i < 4096; ++i) noise.push_back(static_cast<char>((i * 7919 + 13) % 251));
+  auto random = import_onnx_file(write("noise.onnx", noise), {});
+  EXPECT_FALSE(random.has_value());
+  std::ifstream real(std::string(TINYFIT_MODELS_DIR) + "/onnx/mnist/mnist8_zoo_cntk.onnx", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(real)), {});
+  auto truncated = import_onnx_file(write("truncated.onnx", bytes.substr(0, bytes.size() / 2)), {});
+  EXPECT_FALSE(truncated.has_value());
+  EXPECT_EQ(message_of(truncated).find('\n'), std::string::npos);
+}
+
+TEST(OnnxImport, RawDataLengthMismatchIsRejected) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2] x) => (float[1,2] y) <float[2] b = {1.0, 2.0}> { y = Add(x, b) }
+)").IsOK());
+  auto* init = model.mutable_graph()->mutable_initializer(0);
+  init->clear_float_data();
+  init->set_raw_data(std::string(7, '\0'));
+  auto g = import_onnx_model(model, "m.onnx", {});
+  EXPECT_NE(message_of(g).find("raw_data holds 7 bytes"), std::string::npos) << message_of(g);
+}
+
+}  // namespace
+}  // namespace tinyfit::import
