@@ -1,4 +1,12 @@
 // ONNX importer (ai.onnx opsets 7..17) through Debian's onnx library.
+//
+// Layout: the IR is NHWC. A rank-4 graph input is NCHW in the model and NHWC
+// in the graph, so the compiled model takes NHWC input (shape 1xHxWxC); an
+// input the model itself transposes NHWC->NCHW right away is kept as given.
+// Rank-4 outputs are NHWC too; other ranks keep ONNX order.
+// Nodes the importer adds (layout transposes, the Add of a BatchNormalization,
+// the Adds of a Sum) are named "<model node>#<role>"; every input-model node
+// appears once as a node name or in some node's fused_names.
 #pragma once
 
 #include <string>
