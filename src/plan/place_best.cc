@@ -4,12 +4,13 @@
 #include "plan/place_exact.h"
 #include "plan/place_greedy_by_conflicts.h"
 #include "plan/place_greedy_by_size.h"
+#include "plan/place_hill_climb.h"
 
 namespace tinyfit::plan {
 
 Placement place_best(std::span<const PlacementBuffer> buffers, const PlacementOptions& options) {
   Placement best = place_greedy_by_size(buffers, options);
-  for (PlaceFunction place : {place_greedy_by_conflicts, place_best_fit}) {
+  for (PlaceFunction place : {place_greedy_by_conflicts, place_best_fit, place_hill_climb}) {
     Placement candidate = place(buffers, options);
     if (candidate.arena_bytes < best.arena_bytes) best = std::move(candidate);
   }

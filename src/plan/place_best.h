@@ -1,7 +1,8 @@
 // place-best: runs every placement algorithm and keeps the smallest arena;
 // ties go to the first in the fixed order greedy-by-size, greedy-by-conflicts,
-// best-fit, exact (so a tie names the cheapest algorithm that reached it).
-// Costs the sum of them all: exact dominates, bounded by PlacementOptions.
+// best-fit, hill-climb, exact (so a tie names the cheapest algorithm that
+// reached it). Costs the sum of them all (exact reruns the heuristics for its
+// incumbent: cheap next to the solver, which PlacementOptions bounds).
 #pragma once
 
 #include "plan/placement.h"

@@ -13,6 +13,7 @@
 #include "plan/place_best_fit.h"
 #include "plan/place_greedy_by_conflicts.h"
 #include "plan/place_greedy_by_size.h"
+#include "plan/place_hill_climb.h"
 #include "plan/verify_placement.h"
 
 namespace tinyfit::plan {
@@ -30,10 +31,10 @@ class DeadlineHandler : public CbcEventHandler {
   Deadline deadline_;
 };
 
-// The best of the three heuristics, ties in the fixed order of the table.
+// The best of the heuristics, ties in the fixed order of the table.
 Placement place_best_heuristic(std::span<const PlacementBuffer> buffers, const PlacementOptions& options) {
   Placement best = place_greedy_by_size(buffers, options);
-  for (PlaceFunction place : {place_greedy_by_conflicts, place_best_fit}) {
+  for (PlaceFunction place : {place_greedy_by_conflicts, place_best_fit, place_hill_climb}) {
     Placement candidate = place(buffers, options);
     if (candidate.arena_bytes < best.arena_bytes) best = std::move(candidate);
   }

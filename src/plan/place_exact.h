@@ -7,8 +7,8 @@
 //     solution found so far is kept (never worse than the heuristics), not
 //     marked proven_optimal;
 //   - the solver's answer fails verify_placement (numerical trouble): dropped.
-// When the best heuristic already meets compute_live_peak_bytes, that is
-// optimal and no ILP is solved.
+// The incumbent is the best of the heuristics (hill-climb included); when it
+// already meets compute_live_peak_bytes it is optimal and no ILP is solved.
 //
 // Model: offset_i = alignment_i * k_i with k_i integer; arena M continuous;
 // minimise M subject to offset_i + bytes_i <= M and, for every pair whose

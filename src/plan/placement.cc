@@ -9,14 +9,16 @@
 #include "plan/place_exact.h"
 #include "plan/place_greedy_by_conflicts.h"
 #include "plan/place_greedy_by_size.h"
+#include "plan/place_hill_climb.h"
 
 namespace tinyfit::plan {
 
 std::span<const PlacementAlgorithm> list_placement_algorithms() {
-  static constexpr std::array<PlacementAlgorithm, 5> kAlgorithms{{
+  static constexpr std::array<PlacementAlgorithm, 6> kAlgorithms{{
       {"greedy-by-size", place_greedy_by_size},
       {"greedy-by-conflicts", place_greedy_by_conflicts},
       {"best-fit", place_best_fit},
+      {"hill-climb", place_hill_climb},
       {"exact", place_exact},
       {"best", place_best},
   }};
