@@ -36,6 +36,9 @@ struct Case {
   int line = 0;  // in manifest.tsv, for messages
 };
 
+// gtest prints parameters of failed cases; the name is what a reader needs.
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
+
 std::vector<Case> load_manifest() {
   std::vector<Case> cases;
   std::ifstream in(fs::path(TINYFIT_ERRORS_DIR) / "manifest.tsv");
@@ -182,7 +185,7 @@ TEST_P(ErrorCorpus, GivesOneClearLineAndTheExpectedExitCode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Manifest, ErrorCorpus, ::testing::ValuesIn(load_manifest()),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
 
 TEST(ErrorCorpusManifest, IsNotEmptyAndNamesAreUnique) {
   const std::vector<Case> cases = load_manifest();

@@ -21,6 +21,24 @@ tl::unexpected<Diag> fail_command_line(std::string message) {
   return fail(std::move(message), ExitCode::kBadCommandLine);
 }
 
+// An --input-shape for an input the model does not have is a typo the user
+// wants to hear about, not a silent no-op.
+Status check_input_shape_names(const ir::Graph& graph, const import::ImportOptions& options) {
+  for (const auto& [name, shape] : options.input_shapes) {
+    bool found = false;
+    std::string known;
+    for (ir::TensorId id : graph.inputs) {
+      found = found || graph.tensor(id).name == name;
+      known += (known.empty() ? "'" : ", '") + graph.tensor(id).name + "'";
+    }
+    if (!found) {
+      return fail_command_line("--input-shape names '" + name + "', but the inputs of " +
+                               graph.source_path + " are " + known);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 void add_model_option(CLI::App& app, ModelOption& option) {
@@ -89,7 +107,9 @@ Result<ir::Graph> load_model(const ModelOption& option, import::ImportOptions op
       return tl::unexpected(diag);
     }
   }
-  return import::import_model(option.model, options);
+  TINYFIT_ASSIGN_OR_RETURN(ir::Graph graph, import::import_model(option.model, options));
+  TINYFIT_RETURN_IF_ERROR(check_input_shape_names(graph, options));
+  return graph;
 }
 
 }  // namespace tinyfit::tools
