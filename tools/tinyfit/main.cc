@@ -52,6 +52,22 @@ int run_main(int argc, char** argv) {
     actions.emplace_back(sub, command.setup(*sub));
   }
 
+  // CLI11 would say "A subcommand is required" for a mistyped command; name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string_view word = argv[1];
+    std::string known;
+    bool found = false;
+    for (const Command& command : kCommands) {
+      found = found || command.name == word;
+      known += (known.empty() ? "" : ", ") + std::string(command.name);
+    }
+    if (!found) {
+      return exit_with(Diag{ExitCode::kBadCommandLine, {}, {}, {},
+                            "unknown command '" + std::string(word) + "' (expected one of " +
+                                known + "; see tinyfit --help)"});
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
