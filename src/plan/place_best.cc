@@ -14,7 +14,7 @@ Placement place_best(std::span<const PlacementBuffer> buffers, const PlacementOp
     Placement candidate = place(buffers, options);
     if (candidate.arena_bytes < best.arena_bytes) best = std::move(candidate);
   }
-  Placement exact = place_exact(buffers, options);
+  Placement exact = place_exact_from(buffers, best, options);
   if (exact.arena_bytes < best.arena_bytes) return exact;
   // A tie keeps the heuristic's name; the exact run still tells whether it is optimal.
   best.proven_optimal = exact.proven_optimal;

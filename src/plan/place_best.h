@@ -1,8 +1,8 @@
 // place-best: runs every placement algorithm and keeps the smallest arena;
 // ties go to the first in the fixed order greedy-by-size, greedy-by-conflicts,
 // best-fit, hill-climb, exact (so a tie names the cheapest algorithm that
-// reached it). Costs the sum of them all (exact reruns the heuristics for its
-// incumbent: cheap next to the solver, which PlacementOptions bounds).
+// reached it). Costs the sum of them all; the exact search starts from the
+// best heuristic, and PlacementOptions bounds it.
 #pragma once
 
 #include "plan/placement.h"

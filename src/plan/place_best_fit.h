@@ -2,7 +2,7 @@
 // id), each into the smallest gap between the placed buffers live with it that
 // still fits, else above them all. Mimics a malloc with best fit running the
 // model, but knowing the future sizes it packs tighter than first fit on
-// staircase lifetimes. Greedy, not optimal (NP-hard); O(n² log n).
+// staircase lifetimes. Greedy, not optimal (NP-hard); O(n log n + pairs log n) for the pairs of buffers live together.
 #pragma once
 
 #include "plan/placement.h"

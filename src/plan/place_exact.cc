@@ -163,7 +163,11 @@ IlpOutcome solve_ilp(std::span<const PlacementBuffer> buffers, const std::vector
 }  // namespace
 
 Placement place_exact(std::span<const PlacementBuffer> buffers, const PlacementOptions& options) {
-  Placement heuristic = place_best_heuristic(buffers, options);
+  return place_exact_from(buffers, place_best_heuristic(buffers, options), options);
+}
+
+Placement place_exact_from(std::span<const PlacementBuffer> buffers, Placement heuristic,
+                           const PlacementOptions& options) {
   const int64_t lower_bound = compute_live_peak_bytes(buffers);
   if (heuristic.arena_bytes <= lower_bound) {
     heuristic.note = "exact: " + heuristic.algorithm + " meets the live-bytes lower bound";

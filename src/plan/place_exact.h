@@ -29,4 +29,10 @@ namespace tinyfit::plan {
 // proven_optimal set only when the minimum is proven.
 Placement place_exact(std::span<const PlacementBuffer> buffers, const PlacementOptions& options);
 
+// The same search from a given incumbent (place_best passes the best
+// heuristic it already has, so the heuristics run once).
+// Requires: verify_placement(buffers, incumbent) passes.
+Placement place_exact_from(std::span<const PlacementBuffer> buffers, Placement incumbent,
+                           const PlacementOptions& options);
+
 }  // namespace tinyfit::plan

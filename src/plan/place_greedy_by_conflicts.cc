@@ -9,16 +9,12 @@ namespace tinyfit::plan {
 
 Placement place_greedy_by_conflicts(std::span<const PlacementBuffer> buffers, const PlacementOptions&) {
   const size_t n = buffers.size();
+  const std::vector<std::vector<int>> conflicts = list_lifetime_conflicts(buffers);
   std::vector<int64_t> conflict_bytes(n, 0);
   std::vector<int> conflict_count(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    for (size_t j = i + 1; j < n; ++j) {
-      if (!lifetimes_overlap(buffers[i], buffers[j])) continue;
-      conflict_bytes[i] += buffers[j].bytes;
-      conflict_bytes[j] += buffers[i].bytes;
-      ++conflict_count[i];
-      ++conflict_count[j];
-    }
+    for (int j : conflicts[i]) conflict_bytes[i] += buffers[static_cast<size_t>(j)].bytes;
+    conflict_count[i] = static_cast<int>(conflicts[i].size());
   }
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -33,7 +29,7 @@ Placement place_greedy_by_conflicts(std::span<const PlacementBuffer> buffers, co
     if (buffers[x].bytes != buffers[y].bytes) return buffers[x].bytes > buffers[y].bytes;
     return buffers[x].id < buffers[y].id;
   });
-  return place_sequentially(buffers, order, GapPolicy::kFirstFit, "greedy-by-conflicts");
+  return place_sequentially(buffers, conflicts, order, GapPolicy::kFirstFit, "greedy-by-conflicts");
 }
 
 }  // namespace tinyfit::plan

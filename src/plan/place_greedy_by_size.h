@@ -1,7 +1,7 @@
 // place-greedy-by-size: TFLite Micro's GreedyMemoryPlanner. Largest buffer
 // first (ties: earlier first_step, then id), each at the lowest aligned offset
 // that fits among the placed buffers whose lifetimes overlap its own.
-// Greedy, not optimal (NP-hard); O(n² log n).
+// Greedy, not optimal (NP-hard); O(n log n + pairs log n) for the pairs of buffers live together.
 #pragma once
 
 #include "plan/placement.h"

@@ -43,11 +43,18 @@ Placement place_hill_climb(std::span<const PlacementBuffer> buffers, const Place
     if (oa != ob) return oa < ob;
     return buffers[static_cast<size_t>(a)].id < buffers[static_cast<size_t>(b)].id;
   });
-  Placement current = place_sequentially(buffers, order, GapPolicy::kFirstFit, "hill-climb");
+  const std::vector<std::vector<int>> conflicts = list_lifetime_conflicts(buffers);
+  size_t pairs = 0;
+  for (const std::vector<int>& list : conflicts) pairs += list.size();
+  // Each move re-places every buffer: cap the total work near kHillClimbWork
+  // gap checks, so a model with thousands of buffers gets fewer moves.
+  const int max_moves = static_cast<int>(std::clamp<size_t>(kHillClimbWork / (pairs + buffers.size()), 1,
+                                                            kHillClimbMaxMoves));
+  Placement current = place_sequentially(buffers, conflicts, order, GapPolicy::kFirstFit, "hill-climb");
   if (current.arena_bytes < best.arena_bytes) best = current;
 
   MoveGenerator rng;
-  for (int move = 0; move < kHillClimbMaxMoves && best.arena_bytes > lower_bound; ++move) {
+  for (int move = 0; move < max_moves && best.arena_bytes > lower_bound; ++move) {
     if (options.deadline.expired()) {
       best.note = "hill-climb: time limit after " + std::to_string(move) + " moves";
       break;
@@ -58,7 +65,7 @@ Placement place_hill_climb(std::span<const PlacementBuffer> buffers, const Place
     std::vector<int> trial = order;
     std::rotate(trial.begin() + static_cast<std::ptrdiff_t>(to), trial.begin() + static_cast<std::ptrdiff_t>(from),
                 trial.begin() + static_cast<std::ptrdiff_t>(from) + 1);
-    Placement candidate = place_sequentially(buffers, trial, GapPolicy::kFirstFit, "hill-climb");
+    Placement candidate = place_sequentially(buffers, conflicts, trial, GapPolicy::kFirstFit, "hill-climb");
     if (candidate.arena_bytes > current.arena_bytes) continue;
     order = std::move(trial);
     current = std::move(candidate);

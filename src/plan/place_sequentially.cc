@@ -17,15 +17,17 @@ bool ranges_overlap(int64_t begin_a, int64_t end_a, int64_t begin_b, int64_t end
   return begin_a < end_b && begin_b < end_a;
 }
 
-int64_t find_offset(std::span<const PlacementBuffer> buffers, const std::vector<int64_t>& offsets,
-                    const std::vector<bool>& placed, size_t index, GapPolicy policy) {
+int64_t find_offset(std::span<const PlacementBuffer> buffers, const std::vector<int>& conflicts,
+                    const std::vector<int64_t>& offsets, const std::vector<bool>& placed, size_t index,
+                    GapPolicy policy) {
   const PlacementBuffer& buffer = buffers[index];
   if (buffer.bytes == 0) return 0;
   std::vector<Interval> blocked;  // every conflicting placed buffer
   std::vector<bool> is_partner;   // parallel: an in-place partner of `buffer`
-  for (size_t j = 0; j < buffers.size(); ++j) {
+  for (int conflict : conflicts) {
+    const size_t j = static_cast<size_t>(conflict);
     const PlacementBuffer& other = buffers[j];
-    if (!placed[j] || other.bytes == 0 || !lifetimes_overlap(buffer, other)) continue;
+    if (!placed[j]) continue;
     blocked.push_back({offsets[j], offsets[j] + other.bytes});
     is_partner.push_back(may_share_offset(buffer, other));
   }
@@ -70,8 +72,40 @@ int64_t find_offset(std::span<const PlacementBuffer> buffers, const std::vector<
 
 }  // namespace
 
+std::vector<std::vector<int>> list_lifetime_conflicts(std::span<const PlacementBuffer> buffers) {
+  std::vector<int> by_start;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].bytes > 0) by_start.push_back(static_cast<int>(i));
+  }
+  std::sort(by_start.begin(), by_start.end(), [&](int a, int b) {
+    const int fa = buffers[static_cast<size_t>(a)].first_step;
+    const int fb = buffers[static_cast<size_t>(b)].first_step;
+    return fa != fb ? fa < fb : a < b;
+  });
+  std::vector<std::vector<int>> conflicts(buffers.size());
+  for (size_t p = 0; p < by_start.size(); ++p) {
+    const size_t i = static_cast<size_t>(by_start[p]);
+    // Later starters overlap i exactly while they start no later than i ends.
+    for (size_t q = p + 1; q < by_start.size(); ++q) {
+      const size_t j = static_cast<size_t>(by_start[q]);
+      if (buffers[j].first_step > buffers[i].last_step) break;
+      conflicts[i].push_back(static_cast<int>(j));
+      conflicts[j].push_back(static_cast<int>(i));
+    }
+  }
+  for (std::vector<int>& list : conflicts) std::sort(list.begin(), list.end());
+  return conflicts;
+}
+
 Placement place_sequentially(std::span<const PlacementBuffer> buffers, std::span<const int> order,
                              GapPolicy policy, std::string algorithm) {
+  return place_sequentially(buffers, list_lifetime_conflicts(buffers), order, policy, std::move(algorithm));
+}
+
+Placement place_sequentially(std::span<const PlacementBuffer> buffers,
+                             const std::vector<std::vector<int>>& conflicts, std::span<const int> order,
+                             GapPolicy policy, std::string algorithm) {
+  TINYFIT_CHECK(conflicts.size() == buffers.size()) << "conflicts of other buffers";
   TINYFIT_CHECK(order.size() == buffers.size()) << "order covers " << order.size() << " of "
                                                 << buffers.size() << " buffers";
   Placement result;
@@ -83,7 +117,7 @@ Placement place_sequentially(std::span<const PlacementBuffer> buffers, std::span
     TINYFIT_CHECK(index < buffers.size() && !placed[index]) << "order is not a permutation at " << i;
     TINYFIT_CHECK(buffers[index].alignment >= 1) << "buffer " << buffers[index].id << " alignment "
                                                  << buffers[index].alignment;
-    result.offsets[index] = find_offset(buffers, result.offsets, placed, index, policy);
+    result.offsets[index] = find_offset(buffers, conflicts[index], result.offsets, placed, index, policy);
     placed[index] = true;
     result.arena_bytes = std::max(result.arena_bytes, result.offsets[index] + buffers[index].bytes);
   }

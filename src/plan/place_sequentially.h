@@ -1,7 +1,8 @@
 // The engine under the greedy placements: buffers are placed one at a time,
 // in an order the caller chose, each at a gap among the already placed
 // buffers whose lifetimes overlap its own. Greedy, not optimal (the problem is
-// NP-hard); O(n² log n) for n buffers.
+// NP-hard); O(n log n + pairs log n) for n buffers and that many pairs of
+// buffers live together.
 #pragma once
 
 #include <span>
@@ -17,11 +18,20 @@ enum class GapPolicy {
   kBestFit,   // the smallest bounded gap that fits, else above everything
 };
 
+// For every buffer, the indices of the non-empty buffers whose lifetimes
+// overlap its own, ascending. O(n log n + pairs): buffers sorted by first step.
+std::vector<std::vector<int>> list_lifetime_conflicts(std::span<const PlacementBuffer> buffers);
+
 // Requires: `order` is a permutation of [0, buffers.size()).
 // Guarantees: a valid placement (verify_placement passes). A buffer whose
 // declared in-place partner is already placed takes the partner's offset when
 // no other live buffer is in the way there: that is the point of in-place.
 Placement place_sequentially(std::span<const PlacementBuffer> buffers, std::span<const int> order,
+                             GapPolicy policy, std::string algorithm);
+// The same with the conflicts computed once by the caller (local searches
+// place the same buffers many times): O(pairs log n) per call.
+Placement place_sequentially(std::span<const PlacementBuffer> buffers,
+                             const std::vector<std::vector<int>>& conflicts, std::span<const int> order,
                              GapPolicy policy, std::string algorithm);
 
 }  // namespace tinyfit::plan
