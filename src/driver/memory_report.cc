@@ -1,0 +1,90 @@
+#include "driver/memory_report.h"
+
+#include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
+#include "analysis/lower_bound.h"
+#include "analysis/memory_profile.h"
+#include "driver/schedule_names.h"
+#include "ir/op_decl.h"
+#include "plan/placement.h"
+#include "plan/placement_input.h"
+#include "plan/verify_placement.h"
+#include "schedule/order_best.h"
+
+namespace tinyfit::driver {
+namespace {
+
+Bottleneck describe_bottleneck(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                               const analysis::MemoryProfile& profile, const analysis::Order& order) {
+  Bottleneck b;
+  if (order.empty()) return b;
+  b.step = profile.peak_step;
+  const analysis::Operator& op = bg.operators[static_cast<size_t>(order[static_cast<size_t>(b.step)])];
+  b.node = op.name;
+  b.op = std::string(ir::op_type_name(graph.nodes[static_cast<size_t>(op.node)].op));
+  for (int buffer : analysis::live_buffers_at(profile, bg, b.step)) {
+    const analysis::Buffer& live = bg.buffers[static_cast<size_t>(buffer)];
+    b.tensors.push_back({live.name, live.bytes});
+  }
+  if (op.workspace_bytes > 0) b.tensors.push_back({op.name + " (workspace)", op.workspace_bytes});
+  return b;
+}
+
+}  // namespace
+
+Result<MemoryReport> analyze_memory(const ir::Graph& graph, const AnalyzeOptions& options) {
+  const schedule::OrderAlgorithm* ordering = schedule::find_order_algorithm(options.order);
+  if (!ordering) {
+    return fail("unknown order '" + options.order + "' (use given, rpo, exact, hierarchical or best)",
+                ExitCode::kBadCommandLine);
+  }
+  const plan::PlacementAlgorithm* placing = plan::find_placement_algorithm(options.placement);
+  if (!placing) {
+    return fail("unknown placement '" + options.placement + "'", ExitCode::kBadCommandLine);
+  }
+
+  analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  schedule::OrderOptions order_options;
+  order_options.deadline = options.deadline;
+  order_options.progress = options.progress;
+  schedule::OrderResult ordered = ordering->run(bg, order_options);
+  TINYFIT_CHECK(analysis::is_topological_order(bg, ordered.order)) << "order '" << options.order
+                                                                   << "' is not topological";
+  // In-place merges depend on where each input dies, so they follow the order.
+  if (options.inplace) bg = analysis::apply_inplace(graph, bg, ordered.order).graph;
+  const analysis::MemoryProfile profile = analysis::compute_memory_profile(bg, ordered.order);
+
+  const std::vector<plan::PlacementBuffer> records =
+      plan::build_placement_buffers(bg, profile, ordered.order);
+  plan::PlacementOptions placement_options;
+  placement_options.deadline = options.deadline;
+  const plan::Placement placement = placing->place(records, placement_options);
+  // A placement that collides is our bug, not the user's model.
+  const Status valid = plan::verify_placement(records, placement);
+  TINYFIT_CHECK(valid) << valid.error().message;
+
+  MemoryReport report;
+  report.model = graph.source_path;
+  report.peak_bytes = profile.peak_bytes;
+  report.arena_bytes = placement.arena_bytes;
+  report.flash_bytes = graph.flash_bytes();
+  report.macs = ir::count_graph_macs(graph);
+  report.lower_bound_bytes = analysis::compute_peak_lower_bound(bg).bytes;
+  for (ir::TensorId id : graph.inputs) report.input_bytes += graph.tensor(id).size_bytes();
+  if (options.order != "given") report.techniques.push_back("ordering");
+  if (options.inplace) report.techniques.push_back("inplace");
+  report.order = options.order;
+  report.order_optimal = ordered.optimal;
+  report.order_note = ordered.note;
+  report.placement = placement.algorithm;
+  report.bottleneck = describe_bottleneck(graph, bg, profile, ordered.order);
+  for (size_t s = 0; s < ordered.order.size(); ++s) {
+    const analysis::Operator& op = bg.operators[static_cast<size_t>(ordered.order[s])];
+    report.steps.push_back({op.name, std::string(ir::op_type_name(graph.nodes[static_cast<size_t>(op.node)].op)),
+                            profile.steps[s].execution_bytes, profile.steps[s].interval_bytes});
+  }
+  report.schedule = list_schedule_names(graph, bg, ordered.order);
+  return report;
+}
+
+}  // namespace tinyfit::driver
