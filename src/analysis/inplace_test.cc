@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
+
 namespace tinyfit::analysis {
 namespace {
 
@@ -124,6 +127,96 @@ TEST(Inplace, NeverOverwritesTheBroadcastOperand) {
   ASSERT_EQ(result.merges.size(), 1u);
   EXPECT_EQ(result.graph.buffer_of_tensor[static_cast<size_t>(out)],
             result.graph.buffer_of_tensor[static_cast<size_t>(y)]);
+}
+
+// splitmix64: the same graphs on every platform.
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  size_t below(size_t n) { return static_cast<size_t>(next() % n); }
+};
+
+// A random DAG over one activation shape: each node is a 1x1 conv, a clip or
+// an add of earlier tensors; one or two model inputs; the last tensor and
+// sometimes another are model outputs.
+TestGraph make_random_graph(uint64_t seed) {
+  Random rng{seed};
+  TestGraph t;
+  const ir::Shape shape{1, 4, 4, 8};
+  std::vector<ir::TensorId> tensors;
+  const size_t inputs = 1 + rng.below(2);
+  for (size_t i = 0; i < inputs; ++i) {
+    tensors.push_back(t.activation("in" + std::to_string(i), shape));
+    t.graph.inputs.push_back(tensors.back());
+  }
+  const size_t nodes = 3 + rng.below(10);
+  for (size_t n = 0; n < nodes; ++n) {
+    const ir::TensorId a = tensors[tensors.size() - 1 - rng.below(std::min<size_t>(tensors.size(), 3))];
+    const ir::TensorId out = t.activation("t" + std::to_string(n), shape);
+    switch (rng.below(3)) {
+      case 0:
+        t.node(ir::OpType::kConv2D, {a, t.constant("w" + std::to_string(n), {8, 1, 1, 8})}, {out},
+               conv_attrs(1, 1, 0));
+        break;
+      case 1:
+        t.node(ir::OpType::kClip, {a}, {out}, ir::ClipAttrs{0.0f, 6.0f});
+        break;
+      default:
+        t.node(ir::OpType::kAdd, {a, tensors[rng.below(tensors.size())]}, {out});
+        break;
+    }
+    tensors.push_back(out);
+  }
+  t.graph.outputs.push_back(tensors.back());
+  if (rng.below(2) == 0) t.graph.outputs.push_back(tensors[inputs + rng.below(nodes - 1)]);
+  return t;
+}
+
+TEST(Inplace, RandomGraphsShareBuffersOnlyBetweenAnInputAndTheOutputWrittenOverItAsItDies) {
+  size_t merges = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    TestGraph t = make_random_graph(seed);
+    const BufferGraph bg = build_buffer_graph(t.graph);
+    const Order order = given_order(bg);
+    const MemoryProfile before = compute_memory_profile(bg, order);
+    const InplaceResult result = apply_inplace(t.graph, bg, order);
+    merges += result.merges.size();
+    EXPECT_LE(compute_memory_profile(result.graph, order).peak_bytes, before.peak_bytes) << "seed " << seed;
+    // The original buffers each new buffer holds, in order of first step.
+    std::vector<std::vector<int>> held(result.graph.buffers.size());
+    for (size_t tensor = 0; tensor < bg.buffer_of_tensor.size(); ++tensor) {
+      const int original = bg.buffer_of_tensor[tensor];
+      if (original < 0) continue;
+      std::vector<int>& list = held[static_cast<size_t>(result.graph.buffer_of_tensor[tensor])];
+      if (std::find(list.begin(), list.end(), original) == list.end()) list.push_back(original);
+    }
+    for (std::vector<int>& list : held) {
+      std::sort(list.begin(), list.end(), [&](int a, int b) {
+        return before.lifetimes[static_cast<size_t>(a)].first_step < before.lifetimes[static_cast<size_t>(b)].first_step;
+      });
+      for (size_t k = 0; k + 1 < list.size(); ++k) {
+        const Buffer& dying = bg.buffers[static_cast<size_t>(list[k])];
+        const Buffer& written = bg.buffers[static_cast<size_t>(list[k + 1])];
+        const Lifetime& a = before.lifetimes[static_cast<size_t>(list[k])];
+        const Lifetime& b = before.lifetimes[static_cast<size_t>(list[k + 1])];
+        // Overwritten exactly at its last step, by the operator that reads it
+        // there, and never a model input or output.
+        EXPECT_EQ(a.last_step, b.first_step) << "seed " << seed;
+        EXPECT_EQ(order[static_cast<size_t>(b.first_step)], written.producer) << "seed " << seed;
+        EXPECT_TRUE(std::binary_search(dying.consumers.begin(), dying.consumers.end(), written.producer))
+            << "seed " << seed;
+        EXPECT_GE(dying.producer, 0) << "seed " << seed << ": a model input was overwritten";
+        EXPECT_FALSE(dying.is_model_output) << "seed " << seed << ": a model output was overwritten";
+      }
+    }
+  }
+  std::cout << merges << " in-place merges over 200 graphs\n";
+  EXPECT_GT(merges, 100u);  // the property is not vacuous
 }
 
 TEST(LineBuffer, ThreeByThreeStrideOnePadOneHoldsTwoRows) {
