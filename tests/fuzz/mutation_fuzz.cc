@@ -5,8 +5,9 @@
 // crash, a sanitizer report, an escaped InternalError / bad_alloc / other
 // exception, or an import that hangs fails with the seed and the mutations.
 //
-// Bounded: a fixed number of mutants per model (fewer for big models), so the
-// run is the same every time and stays under a minute in a sanitizer build.
+// Bounded: a fixed list of mutants per model (fewer for big models), cut short
+// when a model has used its time budget, so the run stays under a minute in a
+// sanitizer build. TINYFIT_FUZZ_VERBOSE=1 prints the count and time per model.
 // Longer runs: TINYFIT_FUZZ_SCALE=10 (ten times the mutants), another
 // TINYFIT_FUZZ_SEED; reproduce one failure: TINYFIT_FUZZ_CASE=<file name>:<iteration>.
 #include <signal.h>
@@ -41,7 +42,12 @@ constexpr uint64_t kDefaultSeed = 0x7469'6e79'6669'7421ull;  // "tinyfit!"
 constexpr int kMaxIterations = 120;
 constexpr int kMinIterations = 12;
 constexpr int64_t kBytesPerModel = 6'000'000;
-// One import of a 3.6 MB model takes well under a second even with ASan.
+// And at most this much time per model: a few mutants are slow to import (the
+// light_* models materialise hundreds of MB of ConstantOfShape weights; an
+// unmutated light_vgg19 takes 2 s), and the suite must stay under a minute in
+// a sanitizer build. The mutants that do run are the same every time.
+constexpr double kSecondsPerModel = 0.75;
+// A single import that takes longer than this is a hang.
 constexpr auto kHangLimit = std::chrono::seconds(30);
 
 // What the process is doing right now, preformatted so a signal handler or a
@@ -257,7 +263,12 @@ TEST(MutationFuzz, ImportersReturnAGraphOrADiagOnEveryMutant) {
         static_cast<int>(std::clamp<int64_t>(by_size, kMinIterations, kMaxIterations) * scale);
     // The mutant keeps the extension: import_model picks the importer by it.
     const fs::path mutant_path = work_dir / ("mutant" + model.extension().string());
+    const auto model_started = std::chrono::steady_clock::now();
+    int done = 0;
     for (int iteration = 0; iteration < iterations; ++iteration) {
+      const double model_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - model_started).count();
+      if (iteration > 0 && !only_case && model_seconds > kSecondsPerModel * double(scale)) break;
       if (only_case && std::string(only_case) != file_name + ":" + std::to_string(iteration)) {
         continue;
       }
@@ -285,11 +296,18 @@ TEST(MutationFuzz, ImportersReturnAGraphOrADiagOnEveryMutant) {
       }
       watchdog.end_case();
       ++total;
+      ++done;
       if (HasFailure()) {
         // Keep the failing input for tests/errors/ before the next mutant overwrites it.
         fs::copy_file(mutant_path, work_dir / ("failure_" + std::to_string(total) +
                                                model.extension().string()));
       }
+    }
+    if (std::getenv("TINYFIT_FUZZ_VERBOSE")) {
+      std::printf("  %-45s %7zu bytes %4d of %4d mutants %6.2f s\n", file_name.c_str(),
+                  original.size(), done, iterations,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - model_started)
+                      .count());
     }
   }
   const double seconds =
