@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# README command 1: install the dependencies, build tinyfit (release) and run the
+# main job on the default zoo model. Run from anywhere; builds in <repo>/build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install_deps.sh
+jobs=$(nproc)
+build=${TINYFIT_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3
+cmake --build "$build" --target tinyfit -j"$jobs"
+
+# The main job. `tinyfit analyze` (memory under ordinary execution) replaces
+# `info` here as soon as it exists.
+if "$build"/tinyfit analyze --help >/dev/null 2>&1; then
+  "$build"/tinyfit analyze zoo:mobilenetv2-224-int8
+else
+  "$build"/tinyfit info zoo:mobilenetv2-224-int8
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# README command 2: the whole test suite.
+#   1. release build in build/, every test:               ctest --output-on-failure
+#   2. sanitizer build (ASan + UBSan) in build-asan/, the unit, errors and fuzz labels
+# Both suites always run; the script fails if either failed. The last thing it
+# prints is ctest's own summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+build=${TINYFIT_BUILD_DIR:-build}            # overridable so a shared checkout can
+asan_build=${TINYFIT_ASAN_BUILD_DIR:-build-asan}  # keep its own build folders
+start=$SECONDS
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3
+cmake --build "$build" -j"$jobs"
+release_status=0
+(cd "$build" && ctest --output-on-failure -j"$jobs") || release_status=$?
+
+cmake -S . -B "$asan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTINYFIT_SANITIZE=ON \
+  -DPython3_EXECUTABLE=/usr/bin/python3
+cmake --build "$asan_build" -j"$jobs"
+echo "test_all: release suite exit ${release_status}; $((SECONDS - start)) s so far; sanitizer suite next"
+asan_status=0
+(cd "$asan_build" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j"$jobs" -L '^(unit|errors|fuzz)$') || asan_status=$?
+
+if [[ $release_status -ne 0 || $asan_status -ne 0 ]]; then exit 1; fi
