@@ -119,6 +119,14 @@ TEST(PlaceBest, TiesGoToTheFirstAlgorithmInTableOrder) {
   EXPECT_TRUE(p.proven_optimal);
 }
 
+TEST(PlaceBest, NoBuffersGiveAnEmptyArena) {
+  for (const PlacementAlgorithm& algorithm : list_placement_algorithms()) {
+    Placement p = algorithm.place({}, PlacementOptions{});
+    EXPECT_EQ(p.arena_bytes, 0) << algorithm.name;
+    EXPECT_TRUE(p.offsets.empty()) << algorithm.name;
+  }
+}
+
 TEST(PlaceBest, IsDeterministic) {
   std::vector<PlacementBuffer> b = make_random_trace(7, 80, 40, 5000);
   PlacementOptions options;

@@ -207,7 +207,9 @@ Placement place_exact_from(std::span<const PlacementBuffer> buffers, Placement h
                             : "exact: time limit, nothing better than " + from + " found (not proven optimal)";
     return heuristic;
   }
-  if (!exact.proven_optimal) exact.note = "exact: time limit, best found kept (not proven optimal)";
+  exact.note = exact.proven_optimal ? "exact: optimal, " + std::to_string(heuristic.arena_bytes - exact.arena_bytes) +
+                                          " bytes below " + heuristic.algorithm
+                                    : "exact: time limit, best found kept (not proven optimal)";
   return exact;
 }
 
