@@ -67,6 +67,14 @@ TEST(LowerBound, IsTheLargestSetOfBuffersOneOperatorTouches) {
   EXPECT_LE(bound.bytes, compute_memory_profile(bg, given_order(bg)).peak_bytes);
 }
 
+TEST(LowerBound, CountsABufferOnBothSidesOfAnOperatorOnce) {
+  // An in-place operator reads and writes the same 40-byte buffer.
+  BufferGraph bg;
+  bg.buffers = {{40, -1, {0}, false, "x"}, {40, 0, {}, true, "y"}};
+  bg.operators = {{"A", {0}, {0}, 0, 0}};
+  EXPECT_EQ(compute_peak_lower_bound(bg).bytes, 40);
+}
+
 TEST(TopologicalOrder, RejectsAnOperatorBeforeItsProducer) {
   BufferGraph bg = diamond();
   EXPECT_TRUE(is_topological_order(bg, {0, 1, 2}));
