@@ -77,6 +77,8 @@ Result<MemoryReport> analyze_memory(const ir::Graph& graph, const AnalyzeOptions
   report.order_optimal = ordered.optimal;
   report.order_note = ordered.note;
   report.placement = placement.algorithm;
+  report.placement_optimal = placement.proven_optimal;
+  report.placement_note = placement.note;
   report.bottleneck = describe_bottleneck(graph, bg, profile, ordered.order);
   for (size_t s = 0; s < ordered.order.size(); ++s) {
     const analysis::Operator& op = bg.operators[static_cast<size_t>(ordered.order[s])];

@@ -53,6 +53,8 @@ struct MemoryReport {
   bool order_optimal = false;      // proven minimum for the ordering problem
   std::string order_note;          // why not optimal (time limit, fallback)
   std::string placement;           // the placement algorithm that won
+  bool placement_optimal = false;  // arena_bytes proven minimal for this order
+  std::string placement_note;      // why not proven, or how
   Bottleneck bottleneck;
   std::vector<StepReport> steps;
   std::vector<std::string> schedule;  // input-model node names, each once

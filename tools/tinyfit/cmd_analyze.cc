@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "driver/memory_report.h"
 #include "model_option.h"
+#include "plan/placement_input.h"
 #include "support/byte_size.h"
 #include "text_table.h"
 
@@ -53,7 +54,9 @@ nlohmann::json make_analyze_json(const driver::MemoryReport& r) {
           {"order_optimal", r.order_optimal},
           {"order_note", r.order_note},
           {"placement", r.placement},
-          {"fragmentation", r.peak_bytes > 0 ? static_cast<double>(r.arena_bytes) / static_cast<double>(r.peak_bytes) : 1.0},
+          {"placement_optimal", r.placement_optimal},
+          {"placement_note", r.placement_note},
+          {"fragmentation", plan::compute_fragmentation(r.arena_bytes, r.peak_bytes)},
           {"bottleneck", {{"step", r.bottleneck.step}, {"operator", r.bottleneck.node}, {"op", r.bottleneck.op}, {"tensors", tensors}}},
           {"steps", steps},
           {"schedule", r.schedule},
@@ -85,7 +88,8 @@ void print_analyze_text(std::ostream& out, const driver::MemoryReport& r) {
       << (r.order_note.empty() ? "" : " - " + r.order_note) << "\n"
       << "techniques: " << (techniques.empty() ? "none (ordinary execution)" : techniques) << "\n"
       << "peak_bytes: " << format_thousands(r.peak_bytes) << "\n"
-      << "arena_bytes: " << format_thousands(r.arena_bytes) << " (" << r.placement << ")\n"
+      << "arena_bytes: " << format_thousands(r.arena_bytes) << " (" << r.placement
+      << (r.placement_optimal ? ", optimal" : "") << ")\n"
       << "lower_bound_bytes: " << format_thousands(r.lower_bound_bytes) << "\n"
       << "flash_bytes: " << format_thousands(r.flash_bytes) << "\n"
       << "macs: " << format_thousands(r.macs) << "\n";
