@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 jobs=$(nproc)
 build=${TINYFIT_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build "$build" --target tinyfit -j"$jobs"
 
 # The main job. `tinyfit analyze` (memory under ordinary execution) replaces

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: the whole test suite.
-#   1. release build in build/, every test:               ctest --output-on-failure
+#   1. optimised build (RelWithDebInfo, -O2 -g) in build/, every test: ctest --output-on-failure
 #   2. sanitizer build (ASan + UBSan) in build-asan/, the unit, errors and fuzz labels
 # Both suites always run; the script fails if either failed. The last thing it
 # prints is ctest's own summary line.
@@ -12,7 +12,7 @@ build=${TINYFIT_BUILD_DIR:-build}            # overridable so a shared checkout 
 asan_build=${TINYFIT_ASAN_BUILD_DIR:-build-asan}  # keep its own build folders
 start=$SECONDS
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build "$build" -j"$jobs"
 release_status=0
 (cd "$build" && ctest --output-on-failure -j"$jobs") || release_status=$?

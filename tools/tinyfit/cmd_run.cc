@@ -146,7 +146,11 @@ nlohmann::json make_run_json(const ir::Graph& graph, const std::vector<exec::Ten
     const ir::Tensor& tensor = graph.tensor(graph.outputs[i]);
     nlohmann::json top = nlohmann::json::array();
     for (const TopEntry& entry : find_top_values(outputs[i])) {
-      nlohmann::json item = {{"index", entry.index}, {"value", entry.value}};
+      // Integers stay integers in JSON ("value": 69, not 69.0).
+      nlohmann::json value = outputs[i].dtype == ir::DType::kF32
+                                 ? nlohmann::json(entry.value)
+                                 : nlohmann::json(static_cast<int64_t>(entry.value));
+      nlohmann::json item = {{"index", entry.index}, {"value", value}};
       if (auto real = dequantize(tensor, entry.value)) item["real"] = *real;
       top.push_back(item);
     }
