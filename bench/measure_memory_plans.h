@@ -1,0 +1,73 @@
+// One model through every ordering and placement algorithm, timed, with the
+// cross-checks a single run can make (the bench's "this is a bug" list).
+// Plain data; print_memory_plans.h turns it into Markdown or JSON.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace tinyfit::bench {
+
+struct OrderRun {
+  std::string algorithm;       // list_order_algorithms() name
+  int64_t peak_bytes = 0;      // recomputed from the order, not taken on trust
+  double seconds = 0.0;
+  bool optimal = false;        // the algorithm's own claim
+  std::string note;            // OrderResult::note
+  int64_t states_explored = 0;
+  bool topological = true;
+};
+
+struct PlacementRun {
+  std::string algorithm;       // list_placement_algorithms() name
+  int64_t arena_bytes = 0;
+  double seconds = 0.0;
+  double fragmentation = 1.0;  // arena_bytes / live peak of the same records
+  bool proven_optimal = false;
+  std::string winner;          // Placement::algorithm (differs from `algorithm` for best)
+  std::string note;
+  bool valid = true;           // verify_placement accepted it
+};
+
+struct InplaceRun {
+  std::string order;           // the order it was applied to
+  int64_t peak_bytes = 0;
+  int merges = 0;              // operators that run in place
+  double seconds = 0.0;
+};
+
+struct ModelMeasurement {
+  std::string model;           // as listed: path relative to the models dir, or zoo:NAME
+  std::string import_error;    // Diag::format(); the rest is empty when set
+  double import_seconds = 0.0;
+  int operators = 0;           // steps (aliases are no step)
+  int buffers = 0;
+  int64_t lower_bound_bytes = 0;
+  std::vector<OrderRun> orders;            // given, rpo, exact, hierarchical, then any newer
+  std::string best_order;                  // lowest peak, ties as order_best breaks them
+  int64_t best_peak_bytes = 0;
+  InplaceRun inplace_given;
+  InplaceRun inplace_best;
+  int64_t placement_peak_bytes = 0;        // live peak of the given order's records
+  std::vector<PlacementRun> placements;    // every algorithm incl. best, on the given order
+  std::vector<std::string> problems;       // broken guarantees: bugs to report, not results
+};
+
+struct MeasureOptions {
+  double time_limit_seconds = 60.0;  // per search (each order, each placement)
+  // Called before each phase ("exact", "place best-fit") and with the search's
+  // fraction done; the bench draws its terminal progress line from it.
+  std::function<void(std::string_view phase, double fraction)> progress;
+};
+
+// Runs every algorithm on `graph`. Never throws for a model: an internal error
+// of a layer (TINYFIT_CHECK) becomes a problem in the result.
+ModelMeasurement measure_memory_plans(const ir::Graph& graph, std::string model_name,
+                                      const MeasureOptions& options);
+
+}  // namespace tinyfit::bench
