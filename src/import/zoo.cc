@@ -1,8 +1,11 @@
 // The zoo's names: parsing, validation and dispatch to the network builders
-// (zoo_mobilenetv2.cc, zoo_mcunet.cc). Grammar (DESIGN.md, "What a user does"):
+// (zoo_mobilenetv2.cc, zoo_mcunet.cc, zoo_nas.cc, zoo_randwire.cc). Grammar
+// (DESIGN.md, "What a user does"):
 //   NAME   := MODEL [ "-int8" | "-f32" ]          int8 QDQ is the default
 //   MODEL  := "mobilenetv2-" RESOLUTION [ "-w" WIDTH ]
 //           | "mcunet-320kb-imagenet"
+//           | ("nasnet-a" | "darts" | "amoebanet") ("-cifar" | "-imagenet")
+//           | "randwire-" NODES "-s" SEED          NODES 8..64, SEED 0..999999999
 #include "import/zoo.h"
 
 #include <charconv>
@@ -22,6 +25,32 @@ constexpr std::string_view kF32Suffix = "-f32";
 constexpr std::string_view kMobileNetV2Prefix = "mobilenetv2-";
 constexpr std::string_view kWidthPrefix = "-w";
 constexpr std::string_view kMcuNet320kb = "mcunet-320kb-imagenet";
+constexpr std::string_view kRandWirePrefix = "randwire-";
+constexpr std::string_view kSeedPrefix = "-s";
+// Nine digits: any seed a person types, and never an overflow.
+constexpr size_t kMaxSeedDigits = 9;
+
+struct NasZooModel {
+  std::string_view name;
+  NasFamily family;
+  NasDataset dataset;
+  std::string_view description;
+};
+
+constexpr NasZooModel kNasModels[] = {
+    {"nasnet-a-cifar", NasFamily::kNasNetA, NasDataset::kCifar,
+     "NASNet-A 6@F32 (HMCOS), CIFAR 32x32, 100 classes"},
+    {"nasnet-a-imagenet", NasFamily::kNasNetA, NasDataset::kImageNet,
+     "NASNet-A 4@F11 (HMCOS), ImageNet 224x224"},
+    {"darts-cifar", NasFamily::kDarts, NasDataset::kCifar,
+     "DARTS V2 6@F36 (HMCOS), CIFAR 32x32, 100 classes"},
+    {"darts-imagenet", NasFamily::kDarts, NasDataset::kImageNet,
+     "DARTS V2 4@F12 (HMCOS), ImageNet 224x224"},
+    {"amoebanet-cifar", NasFamily::kAmoebaNet, NasDataset::kCifar,
+     "AmoebaNet-A 6@F36 (HMCOS), CIFAR 32x32, 100 classes"},
+    {"amoebanet-imagenet", NasFamily::kAmoebaNet, NasDataset::kImageNet,
+     "AmoebaNet-A 4@F12.5 (HMCOS), ImageNet 224x224"},
+};
 
 // MobileNetV2 downsamples by 32, so smaller inputs leave nothing for the last
 // stages; 2048 caps the activations (the first one alone is then 128 MiB in f32).
@@ -32,7 +61,9 @@ constexpr double kMaxWidth = 2.0;
 
 constexpr std::string_view kValidNames =
     "expected mobilenetv2-<resolution>[-w<width>] (e.g. mobilenetv2-224, "
-    "mobilenetv2-144-w0.35) or mcunet-320kb-imagenet, with an optional -int8 (default) or "
+    "mobilenetv2-144-w0.35), mcunet-320kb-imagenet, nasnet-a-cifar, nasnet-a-imagenet, "
+    "darts-cifar, darts-imagenet, amoebanet-cifar, amoebanet-imagenet or "
+    "randwire-<nodes>-s<seed> (e.g. randwire-32-s1), with an optional -int8 (default) or "
     "-f32 suffix";
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -133,6 +164,39 @@ Result<onnx::ModelProto> build_mobilenetv2_from_name(std::string_view full_name,
   return build_mobilenetv2(make_name(std::move(seed), dtype, description), *resolution, width);
 }
 
+Result<onnx::ModelProto> build_randwire_from_name(std::string_view full_name,
+                                                  std::string_view model, ZooDType dtype) {
+  const std::string_view rest = model.substr(kRandWirePrefix.size());
+  const size_t dash = rest.find(kSeedPrefix);
+  const std::string_view nodes_text = rest.substr(0, dash);
+  const std::string_view seed_text =
+      dash == std::string_view::npos ? std::string_view() : rest.substr(dash + kSeedPrefix.size());
+  int64_t nodes = 0;
+  if (is_digits(nodes_text) && nodes_text.size() <= 2)
+    std::from_chars(nodes_text.data(), nodes_text.data() + nodes_text.size(), nodes);
+  if (nodes < kMinRandWireNodes || nodes > kMaxRandWireNodes) {
+    return fail_for_name(full_name, "randwire node count '" + std::string(nodes_text) +
+                                        "' must be an integer from " +
+                                        std::to_string(kMinRandWireNodes) + " to " +
+                                        std::to_string(kMaxRandWireNodes) +
+                                        " (randwire-<nodes>-s<seed>)");
+  }
+  if (dash == std::string_view::npos || !is_digits(seed_text) || seed_text.size() > kMaxSeedDigits) {
+    return fail_for_name(full_name, "randwire seed '" + std::string(seed_text) +
+                                        "' must be an integer of at most " +
+                                        std::to_string(kMaxSeedDigits) +
+                                        " digits (randwire-<nodes>-s<seed>, e.g. randwire-32-s1)");
+  }
+  uint64_t seed = 0;
+  std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+  std::string canonical = std::string(kRandWirePrefix) + std::to_string(nodes) +
+                          std::string(kSeedPrefix) + std::to_string(seed);
+  const std::string description = "RandWire " + std::to_string(nodes) +
+                                  "-node Watts-Strogatz cells (k=4, p=0.75), seed " +
+                                  std::to_string(seed) + ", CIFAR 32x32";
+  return build_randwire(make_name(std::move(canonical), dtype, description), nodes, seed);
+}
+
 }  // namespace
 
 std::vector<ZooEntry> list_zoo_models() {
@@ -156,6 +220,14 @@ std::vector<ZooEntry> list_zoo_models() {
     }
     entries.push_back(ZooEntry{name, description});
   }
+  for (const NasZooModel& nas : kNasModels) {
+    entries.push_back(ZooEntry{std::string(nas.name) + std::string(kInt8Suffix),
+                               std::string(nas.description) + ", int8 QDQ"});
+  }
+  entries.push_back(ZooEntry{"darts-cifar-f32", std::string(kNasModels[2].description) + ", float32"});
+  entries.push_back(ZooEntry{"randwire-32-s1-int8",
+                             "RandWire, 3 cells of 32-node Watts-Strogatz DAGs (k=4, p=0.75), seed 1, "
+                             "CIFAR 32x32, int8 QDQ; any randwire-<8..64>-s<seed> builds"});
   return entries;
 }
 
@@ -173,6 +245,13 @@ Result<onnx::ModelProto> build_zoo_model(std::string_view name) {
         std::string(kMcuNet320kb), dtype, "MCUNet 320KB-SRAM/1MB-flash ImageNet, 176x176"));
   }
   if (starts_with(model, kMobileNetV2Prefix)) return build_mobilenetv2_from_name(name, model, dtype);
+  for (const NasZooModel& nas : kNasModels) {
+    if (model == nas.name) {
+      return build_nas_network(make_name(std::string(nas.name), dtype, std::string(nas.description)),
+                               nas.family, nas.dataset);
+    }
+  }
+  if (starts_with(model, kRandWirePrefix)) return build_randwire_from_name(name, model, dtype);
   return fail_for_name(name, "unknown zoo model: " +
                                  std::string(kValidNames) + "; `tinyfit zoo list` shows examples");
 }

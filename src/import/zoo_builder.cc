@@ -32,6 +32,9 @@ constexpr int64_t kOpsetVersion = 13;
 //    their input's parameters.
 constexpr ZooQuant kInputQuant{1.0f / 128.0f, 0};
 constexpr ZooQuant kRelu6Quant{6.0f / 255.0f, -128};
+// A conv's fused Relu output: the positive half of the linear range below,
+// [0, 8] over all 256 steps.
+constexpr ZooQuant kReluQuant{8.0f / 255.0f, -128};
 constexpr ZooQuant kLinearQuant{8.0f / 127.0f, 0};
 
 // Biases are small next to the weighted sums (which have a standard deviation
@@ -94,7 +97,8 @@ std::string encode_little_endian(const std::vector<T>& values) {
   std::string bytes;
   bytes.reserve(values.size() * sizeof(T));
   for (const T value : values) {
-    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>;
+    using Bits = std::conditional_t<sizeof(T) == 8, uint64_t,
+                                    std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
     const auto bits = std::bit_cast<Bits>(value);
     for (size_t i = 0; i < sizeof(T); ++i) bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
   }
@@ -106,6 +110,7 @@ constexpr int32_t onnx_type() {
   if constexpr (std::is_same_v<T, float>) return onnx::TensorProto::FLOAT;
   if constexpr (std::is_same_v<T, int32_t>) return onnx::TensorProto::INT32;
   if constexpr (std::is_same_v<T, int8_t>) return onnx::TensorProto::INT8;
+  if constexpr (std::is_same_v<T, int64_t>) return onnx::TensorProto::INT64;
 }
 
 template <typename T>
@@ -142,9 +147,14 @@ void set_float_tensor_type(onnx::ValueInfoProto* info, const std::string& name,
   for (const int64_t dim : shape) type->mutable_shape()->add_dim()->set_dim_value(dim);
 }
 
-// Output size of a window with padding kernel/2 on both sides.
-int64_t compute_conv_extent(int64_t input, int64_t kernel, int64_t stride) {
-  return (input + 2 * (kernel / 2) - kernel) / stride + 1;
+// Padding on each side that keeps the extent at stride 1 (odd kernels):
+// kernel/2 taps, each `dilation` pixels apart.
+int64_t compute_same_padding(int64_t kernel, int64_t dilation) { return dilation * (kernel / 2); }
+
+// Output size of a window with compute_same_padding on both sides.
+int64_t compute_conv_extent(int64_t input, int64_t kernel, int64_t stride, int64_t dilation = 1) {
+  const int64_t span = dilation * (kernel - 1) + 1;
+  return (input + 2 * compute_same_padding(kernel, dilation) - span) / stride + 1;
 }
 
 }  // namespace
@@ -271,33 +281,41 @@ ZooValue ZooBuilder::add_conv(std::string_view layer, const ZooValue& x, const Z
   TINYFIT_CHECK(x.shape.size() == 4 && conv.groups > 0 && in_channels % conv.groups == 0 &&
                 conv.out_channels % conv.groups == 0)
       << name;
-  const int64_t fan_in = in_channels / conv.groups * conv.kernel * conv.kernel;
+  const int64_t rows = conv.kernel;
+  const int64_t cols = conv.kernel_cols > 0 ? conv.kernel_cols : conv.kernel;
+  TINYFIT_CHECK(rows % 2 == 1 && cols % 2 == 1 && conv.dilation >= 1) << name << ": odd kernels only";
+  const int64_t fan_in = in_channels / conv.groups * rows * cols;
   // Kaiming-uniform bounds keep E[x^2] steady from layer to layer: before a
-  // Relu6, Var(w) = 2/fan_in (the rectifier halves the second moment); before
-  // a linear output, Var(w) = 1/fan_in. Uniform [-b, b] has variance b^2/3.
-  const double gain = conv.activation == ZooActivation::kRelu6 ? 2.0 : 1.0;
+  // Relu6 or Relu, Var(w) = 2/fan_in (the rectifier halves the second moment);
+  // before a linear output, Var(w) = 1/fan_in. Uniform [-b, b] has variance b^2/3.
+  const double gain = conv.activation == ZooActivation::kNone ? 1.0 : 2.0;
   const double bound = std::sqrt(3.0 * gain / static_cast<double>(fan_in));
 
   std::vector<float> weight_scale;
   const std::string weight = add_weight_initializers(
-      name, {conv.out_channels, in_channels / conv.groups, conv.kernel, conv.kernel}, bound,
+      name, {conv.out_channels, in_channels / conv.groups, rows, cols}, bound,
       conv.out_channels, &weight_scale);
   const std::string bias = add_bias_initializers(name, conv.out_channels, x.quant.scale, weight_scale);
 
   onnx::NodeProto* node = add_node("Conv", name, {x.name, weight, bias}, name);
-  const int64_t pad = conv.kernel / 2;
-  add_ints_attribute(node, "dilations", {1, 1});
+  const int64_t pad_rows = compute_same_padding(rows, conv.dilation);
+  const int64_t pad_cols = compute_same_padding(cols, conv.dilation);
+  add_ints_attribute(node, "dilations", {conv.dilation, conv.dilation});
   add_int_attribute(node, "group", conv.groups);
-  add_ints_attribute(node, "kernel_shape", {conv.kernel, conv.kernel});
-  add_ints_attribute(node, "pads", {pad, pad, pad, pad});
+  add_ints_attribute(node, "kernel_shape", {rows, cols});
+  add_ints_attribute(node, "pads", {pad_rows, pad_cols, pad_rows, pad_cols});
   add_ints_attribute(node, "strides", {conv.stride, conv.stride});
 
   std::vector<int64_t> shape{x.shape[0], conv.out_channels,
-                             compute_conv_extent(x.shape[2], conv.kernel, conv.stride),
-                             compute_conv_extent(x.shape[3], conv.kernel, conv.stride)};
+                             compute_conv_extent(x.shape[2], rows, conv.stride, conv.dilation),
+                             compute_conv_extent(x.shape[3], cols, conv.stride, conv.dilation)};
   if (conv.activation == ZooActivation::kRelu6) {
     add_node("Clip", name + "/relu6", {name, "relu6_min", "relu6_max"}, name + "/relu6");
     return add_quantize_pair(name + "/relu6", name + "/relu6", std::move(shape), kRelu6Quant);
+  }
+  if (conv.activation == ZooActivation::kRelu) {
+    add_node("Relu", name + "/relu", {name}, name + "/relu");
+    return add_quantize_pair(name + "/relu", name + "/relu", std::move(shape), kReluQuant);
   }
   return add_quantize_pair(name, name, std::move(shape), kLinearQuant);
 }
@@ -312,6 +330,87 @@ ZooValue ZooBuilder::add_add(std::string_view layer, const ZooValue& a, const Zo
   const std::string name(layer);
   add_node("Add", name, {a.name, b.name}, name);
   return add_quantize_pair(name, name, a.shape, kLinearQuant);
+}
+
+ZooValue ZooBuilder::add_sum(std::string_view layer, const std::vector<ZooValue>& inputs) {
+  TINYFIT_CHECK(inputs.size() >= 2) << layer;
+  const std::string name(layer);
+  std::vector<std::string> names;
+  for (const ZooValue& input : inputs) {
+    TINYFIT_CHECK(input.shape == inputs[0].shape) << layer << ": " << input.name;
+    names.push_back(input.name);
+  }
+  add_node(inputs.size() == 2 ? "Add" : "Sum", name, std::move(names), name);
+  return add_quantize_pair(name, name, inputs[0].shape, kLinearQuant);
+}
+
+ZooValue ZooBuilder::add_relu(std::string_view layer, const ZooValue& x) {
+  const std::string name(layer);
+  add_node("Relu", name, {x.name}, name);
+  return add_quantize_pair(name, name, x.shape, x.quant);
+}
+
+ZooValue ZooBuilder::add_pool(std::string_view op_type, std::string_view layer, const ZooValue& x,
+                              int64_t kernel, int64_t stride) {
+  TINYFIT_CHECK(x.shape.size() == 4 && kernel % 2 == 1) << layer;
+  const std::string name(layer);
+  onnx::NodeProto* node = add_node(op_type, name, {x.name}, name);
+  const int64_t pad = compute_same_padding(kernel, 1);
+  if (op_type == "AveragePool") add_int_attribute(node, "count_include_pad", 0);
+  add_ints_attribute(node, "kernel_shape", {kernel, kernel});
+  add_ints_attribute(node, "pads", {pad, pad, pad, pad});
+  add_ints_attribute(node, "strides", {stride, stride});
+  return add_quantize_pair(name, name,
+                           {x.shape[0], x.shape[1], compute_conv_extent(x.shape[2], kernel, stride),
+                            compute_conv_extent(x.shape[3], kernel, stride)},
+                           x.quant);
+}
+
+ZooValue ZooBuilder::add_max_pool(std::string_view name, const ZooValue& x, int64_t kernel,
+                                  int64_t stride) {
+  return add_pool("MaxPool", name, x, kernel, stride);
+}
+
+ZooValue ZooBuilder::add_average_pool(std::string_view name, const ZooValue& x, int64_t kernel,
+                                      int64_t stride) {
+  return add_pool("AveragePool", name, x, kernel, stride);
+}
+
+ZooValue ZooBuilder::add_concat(std::string_view layer, const std::vector<ZooValue>& inputs) {
+  TINYFIT_CHECK(!inputs.empty()) << layer;
+  const std::string name(layer);
+  std::vector<int64_t> shape = inputs[0].shape;
+  shape.at(1) = 0;
+  std::vector<std::string> names;
+  for (const ZooValue& input : inputs) {
+    TINYFIT_CHECK(input.shape.size() == 4 && input.shape[0] == shape[0] &&
+                  input.shape[2] == shape[2] && input.shape[3] == shape[3])
+        << layer << ": " << input.name;
+    TINYFIT_CHECK(dtype_ == ZooDType::kF32 || (input.quant.scale == inputs[0].quant.scale &&
+                                               input.quant.zero_point == inputs[0].quant.zero_point))
+        << layer << ": " << input.name << " is quantized differently from " << inputs[0].name;
+    shape[1] += input.shape[1];
+    names.push_back(input.name);
+  }
+  add_int_attribute(add_node("Concat", name, std::move(names), name), "axis", 1);
+  return add_quantize_pair(name, name, std::move(shape), inputs[0].quant);
+}
+
+ZooValue ZooBuilder::add_crop_top_left(std::string_view layer, const ZooValue& x, int64_t row_begin,
+                                       int64_t col_begin) {
+  TINYFIT_CHECK(x.shape.size() == 4 && row_begin >= 0 && row_begin < x.shape[2] && col_begin >= 0 &&
+                col_begin < x.shape[3])
+      << layer;
+  const std::string name(layer);
+  // Slice-13 takes its bounds as int64 inputs; ends are the extents (no
+  // INT64_MAX sentinels, so the bounds read plainly in a model viewer).
+  add_initializer<int64_t>(graph_, name + "/starts", {2}, {row_begin, col_begin});
+  add_initializer<int64_t>(graph_, name + "/ends", {2}, {x.shape[2], x.shape[3]});
+  add_initializer<int64_t>(graph_, name + "/axes", {2}, {2, 3});
+  add_node("Slice", name, {x.name, name + "/starts", name + "/ends", name + "/axes"}, name);
+  return add_quantize_pair(name, name,
+                           {x.shape[0], x.shape[1], x.shape[2] - row_begin, x.shape[3] - col_begin},
+                           x.quant);
 }
 
 ZooValue ZooBuilder::add_global_average_pool(std::string_view layer, const ZooValue& x) {

@@ -1,5 +1,5 @@
 // A small ONNX graph builder for the model zoo: the handful of layers that
-// MobileNet-style networks need, emitted as ai.onnx opset 13 (NCHW), in float32
+// MobileNet-style and NAS-cell networks need, emitted as ai.onnx opset 13 (NCHW), in float32
 // or in int8 QDQ form, with deterministic pseudo-random weights.
 //
 // int8 QDQ form (what ONNX Runtime's static quantizer and tf2onnx write, and
@@ -30,7 +30,9 @@ namespace tinyfit::import {
 
 enum class ZooDType { kInt8, kF32 };
 
-enum class ZooActivation { kNone, kRelu6 };
+// kRelu is emitted as an ONNX Relu between the operator and its Q/DQ pair, as
+// kRelu6 is as a Clip, so the importer fuses either into its producer.
+enum class ZooActivation { kNone, kRelu6, kRelu };
 
 // Per-tensor int8 quantization of one activation: real = scale * (q - zero_point).
 struct ZooQuant {
@@ -54,6 +56,9 @@ struct ZooConv {
   int64_t stride = 1;
   int64_t groups = 1;  // == input channels == out_channels for a depthwise conv
   ZooActivation activation = ZooActivation::kNone;
+  // Later fields keep the positional initialisers above valid.
+  int64_t dilation = 1;     // both axes; padding grows to dilation * (kernel - 1) / 2
+  int64_t kernel_cols = 0;  // 0: a square kernel; else `kernel` rows by kernel_cols (1x7, 7x1)
 };
 
 // Builds one model. Layer names must be unique; they become node names (the
@@ -81,6 +86,31 @@ class ZooBuilder {
   // Residual connection.
   ZooValue add_add(std::string_view name, const ZooValue& a, const ZooValue& b);
 
+  // The sum of two or more equally shaped values: one ONNX Add for two, one
+  // Sum for more (the importer expands it into a chain of Adds).
+  ZooValue add_sum(std::string_view name, const std::vector<ZooValue>& inputs);
+
+  // A standalone Relu (on a value other operators also read, so it cannot be
+  // fused into the producer). It keeps its input's quantization: the clamp at
+  // zero is exact in the int8 domain.
+  ZooValue add_relu(std::string_view name, const ZooValue& x);
+
+  // MaxPool / AveragePool kernel x kernel, padding kernel/2 on every side
+  // (PyTorch's DARTS ops); the average excludes padding (count_include_pad=0).
+  // Both keep their input's quantization (neither leaves its input's range).
+  ZooValue add_max_pool(std::string_view name, const ZooValue& x, int64_t kernel, int64_t stride);
+  ZooValue add_average_pool(std::string_view name, const ZooValue& x, int64_t kernel,
+                            int64_t stride);
+
+  // Concat on channels. In int8 mode every input must carry the same
+  // quantization, so the importer keeps the concat quantized (a plain copy).
+  ZooValue add_concat(std::string_view name, const std::vector<ZooValue>& inputs);
+
+  // Slice rows [row_begin, H) and cols [col_begin, W): the one-pixel shift of
+  // DARTS' FactorizedReduce (x[:, :, 1:, 1:]). Keeps its input's quantization.
+  ZooValue add_crop_top_left(std::string_view name, const ZooValue& x, int64_t row_begin,
+                             int64_t col_begin);
+
   // GlobalAveragePool: [N, C, H, W] -> [N, C, 1, 1].
   ZooValue add_global_average_pool(std::string_view name, const ZooValue& x);
 
@@ -102,6 +132,8 @@ class ZooBuilder {
                                       std::vector<float>* per_channel_scale);
   std::string add_bias_initializers(const std::string& name, int64_t channels, float input_scale,
                                     const std::vector<float>& weight_scale);
+  ZooValue add_pool(std::string_view op_type, std::string_view name, const ZooValue& x,
+                    int64_t kernel, int64_t stride);
   onnx::NodeProto* add_node(std::string_view op_type, std::string name,
                             std::vector<std::string> inputs, std::string output);
 
