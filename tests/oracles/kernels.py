@@ -256,6 +256,7 @@ def pool_op(spec, ins, is_max):
         # when the divisor counts it (count_include_pad).
         pad_value = zero_point_of(x_spec) if a["count_include_pad"] else 0
         xp = pad_rows_cols(x.astype(np.int64), a["pad"], pad_value)
+    if not is_max:
         result = np.zeros(y_spec["shape"], dtype=xp.dtype)
     count = np.zeros((x.shape[0], out_rows, out_cols, 1), dtype=np.int64)
     kh, kw = a["kernel"]
@@ -401,7 +402,7 @@ OPS = {
     "AveragePool": lambda s, i: pool_op(s, i, is_max=False),
     "Mean": mean_op,
     "Softmax": softmax_op,
-    "Lrn": lrn_op,
+    "LRN": lrn_op,
     "Concat": concat_op,
     "Split": split_op,
     "Slice": slice_op,
@@ -424,7 +425,7 @@ def run_case(case_dir):
             y = y.reshape(t["shape"])  # Mean without keep_dims, Reshape
         if tuple(y.shape) != tuple(t["shape"]):
             raise ValueError(f"oracle output shape {y.shape}, spec says {t['shape']}")
-        np.save(os.path.join(case_dir, t["file"]), y.astype(NUMPY_DTYPE[t["dtype"]]))
+        np.save(os.path.join(case_dir, t["file"]), np.ascontiguousarray(y.astype(NUMPY_DTYPE[t["dtype"]])))
 
 
 def main(batch_dir):
