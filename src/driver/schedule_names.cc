@@ -7,9 +7,10 @@ namespace tinyfit::driver {
 std::vector<std::string> list_schedule_names(const ir::Graph& graph, const analysis::BufferGraph& bg,
                                              const analysis::Order& order) {
   std::vector<std::string> names;
+  // source_nodes already hold the node's own name (unless synthesized) in
+  // its input-model place among the nodes folded into it.
   auto append_node = [&](const ir::Node& node) {
-    names.push_back(node.name);
-    names.insert(names.end(), node.fused_names.begin(), node.fused_names.end());
+    names.insert(names.end(), node.source_nodes.begin(), node.source_nodes.end());
   };
   // Alias nodes wait until their source tensor exists; a produced alias may
   // release further aliases (chains of reshapes), hence the worklist.

@@ -11,9 +11,10 @@
 
 namespace tinyfit::driver {
 
-// Expands an operator order into input-model node names: each IR node's own
-// name with the names fused into it at import, and the alias (reshape-like)
-// nodes, listed as soon as the buffer they reinterpret exists.
+// Expands an operator order into input-model node names: each IR node's
+// source_nodes (its own name, unless synthesized, with the model nodes folded
+// into it, in input-model order), and the alias (reshape-like) nodes, listed
+// as soon as the buffer they reinterpret exists.
 std::vector<std::string> list_schedule_names(const ir::Graph& graph, const analysis::BufferGraph& bg,
                                              const analysis::Order& order);
 

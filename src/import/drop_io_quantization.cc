@@ -43,7 +43,9 @@ void drop_input_quantize(ir::Graph& graph, ir::TensorId input, std::vector<bool>
       break;
     }
   }
-  if (host >= 0) absorb_node(graph.nodes[static_cast<size_t>(host)], quantize);
+  // It ran after the reshapes of the chain, before the nodes reading its output.
+  if (host >= 0 && !chain.empty()) absorb_after(graph.nodes[static_cast<size_t>(host)], quantize);
+  if (host >= 0 && chain.empty()) absorb_before(graph.nodes[static_cast<size_t>(host)], quantize);
 }
 
 void drop_output_dequantize(ir::Graph& graph, size_t index, std::vector<bool>& dead) {
@@ -60,7 +62,7 @@ void drop_output_dequantize(ir::Graph& graph, size_t index, std::vector<bool>& d
   graph.tensor(q).name = graph.tensor(output).name;
   graph.outputs[index] = q;
   dead[static_cast<size_t>(d)] = true;
-  absorb_node(graph.nodes[static_cast<size_t>(p)], dequantize);
+  absorb_after(graph.nodes[static_cast<size_t>(p)], dequantize);
 }
 
 }  // namespace

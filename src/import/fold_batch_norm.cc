@@ -27,10 +27,24 @@ bool is_float_conv(const ir::Graph& g, const ir::Node& n) {
          (!g.has_input(n, 2) || (g.input_tensor(n, 2).is_constant && g.input_tensor(n, 2).dtype == ir::DType::kF32));
 }
 
+// The constant input `input` of `conv`, for this fold to rewrite: itself when
+// the convolution is its only reader, else a copy (constants may be shared).
+ir::TensorId own_constant(ir::Graph& g, ir::Node& conv, size_t input, const std::string& role) {
+  const ir::TensorId id = conv.inputs[input];
+  int readers = 0;
+  for (const ir::Node& n : g.nodes) {
+    for (ir::TensorId in : n.inputs) readers += in == id ? 1 : 0;
+  }
+  if (readers == 1 && !is_graph_output(g, id)) return id;
+  ir::Tensor copy = g.tensor(id);
+  copy.name = unique_tensor_name(g, conv.name + "/" + role);
+  conv.inputs[input] = g.add_tensor(std::move(copy));
+  return conv.inputs[input];
+}
+
 // Output channel of each weight element: axis 0 for Conv2D, 3 for depthwise.
 void scale_weights(ir::Graph& g, ir::Node& conv, const std::vector<float>& s) {
-  ir::Tensor w = g.input_tensor(conv, 1);  // a copy: constants may be shared
-  w.name += "#bn";
+  ir::Tensor& w = g.tensor(own_constant(g, conv, 1, "weights"));
   auto values = w.mutable_values<float>();
   const auto channels = static_cast<int64_t>(s.size());
   const int64_t inner = w.num_elements() / channels;
@@ -39,29 +53,25 @@ void scale_weights(ir::Graph& g, ir::Node& conv, const std::vector<float>& s) {
                                                      : static_cast<int64_t>(i) % channels;
     values[i] *= s[static_cast<size_t>(c)];
   }
-  conv.inputs[1] = g.add_tensor(std::move(w));
 }
 
 // b' = b * s + t (missing bias reads as 0).
 void update_bias(ir::Graph& g, ir::Node& conv, const std::vector<float>& s, const std::vector<float>& t) {
   const auto channels = static_cast<int64_t>(s.size());
-  ir::Tensor b;
-  if (g.has_input(conv, 2)) {
-    b = g.input_tensor(conv, 2);
-  } else {
-    b.name = g.output_tensor(conv, 0).name + "#bias";
+  if (!g.has_input(conv, 2)) {
+    ir::Tensor b;
+    b.name = unique_tensor_name(g, conv.name + "/bias");
     b.dtype = ir::DType::kF32;
     b.shape = {channels};
     b.is_constant = true;
     b.data.assign(static_cast<size_t>(channels) * sizeof(float), 0);
+    if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoTensor);
+    conv.inputs[2] = g.add_tensor(std::move(b));
   }
-  if (b.name.find("#bn") == std::string::npos) b.name += "#bn";
+  ir::Tensor& b = g.tensor(own_constant(g, conv, 2, "bias"));
   auto values = b.mutable_values<float>();
   for (size_t c = 0; c < values.size(); ++c) values[c] = values[c] * s[c] + t[c];
-  if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoTensor);
-  conv.inputs[2] = g.add_tensor(std::move(b));
 }
-
 
 // Folds the first foldable Mul/Add; false when none is left. Restarting after
 // each fold keeps producers exact (Conv -> Mul -> Add folds in two steps).
@@ -90,7 +100,7 @@ bool fold_one(ir::Graph& graph) {
       update_bias(graph, conv, ones, *k);
     }
     conv.outputs[0] = node.outputs[0];
-    absorb_node(conv, node);
+    absorb_after(conv, node);
     graph.nodes.erase(graph.nodes.begin() + static_cast<ptrdiff_t>(n));
     return true;
   }

@@ -37,8 +37,8 @@ TEST(FoldBatchNorm, FoldedConvComputesTheSameAsConvThenBatchNorm) {
   const auto b = g->input_tensor(conv, 2).values<float>();
   EXPECT_FLOAT_EQ(b[0], 1.25f);
   EXPECT_FLOAT_EQ(b[1], 2.625f);
-  // Both model nodes are listed: the Conv by name, the BatchNormalization fused.
-  EXPECT_EQ(conv.fused_names, (std::vector<std::string>{"y"}));
+  // Both model nodes are listed, the BatchNormalization after the Conv.
+  EXPECT_EQ(conv.source_nodes, (std::vector<std::string>{"c", "y"}));
 }
 
 TEST(FoldBatchNorm, BatchNormWithoutConvStaysAsMulAndAdd) {

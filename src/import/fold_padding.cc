@@ -29,7 +29,7 @@ void fold_padding(ir::Graph& graph) {
     attrs.pad.left += a.before[2];
     attrs.pad.right += a.after[2];
     conv.inputs[0] = pad.inputs[0];
-    absorb_node(conv, pad);
+    absorb_before(conv, pad);
     dead[static_cast<size_t>(p)] = true;
   }
   erase_nodes(graph, dead);

@@ -21,7 +21,7 @@ g (float[1,1,3,3] x) => (float[1,1,4,5] y)
   ASSERT_EQ(g->nodes.size(), 1u);
   // ONNX pads [n,c,h,w begin..., end...]: rows 1+1, cols 2+2.
   EXPECT_EQ(g->nodes[0].attr<ir::ConvAttrs>().pad, (ir::Padding2D{1, 2, 1, 2}));
-  EXPECT_EQ(g->nodes[0].fused_names, (std::vector<std::string>{"p"}));
+  EXPECT_EQ(g->nodes[0].source_nodes, (std::vector<std::string>{"p", "y"}));  // the Pad ran before
 }
 
 TEST(FoldPadding, ChannelPadStaysExplicit) {

@@ -33,7 +33,7 @@ void sink_dequantize_through_reshapes(ir::Graph& graph) {
       const ir::TensorId xq = graph.nodes[static_cast<size_t>(d)].inputs[0];
       const ir::TensorId yf = reshape.outputs[0];
       ir::Tensor yq = graph.tensor(xq);
-      yq.name = graph.tensor(yf).name + "#q";
+      yq.name = unique_tensor_name(graph, graph.tensor(yf).name + "/quantized");
       yq.shape = graph.tensor(yf).shape;
       yq.is_constant = false;
       yq.data.clear();
@@ -44,6 +44,12 @@ void sink_dequantize_through_reshapes(ir::Graph& graph) {
       re.outputs[0] = yq_id;
       dq.inputs[0] = yq_id;
       dq.outputs[0] = yf;
+      // In the input model the Dequantize ran first; the reshape, now first,
+      // lists it, and the moved Dequantize is a synthesized node.
+      absorb_before(re, dq);
+      dq.source_nodes.clear();
+      dq.synthesized = true;
+      dq.name = unique_node_name(graph, re.name + "/dequantize");
       std::swap(graph.nodes[r], graph.nodes[static_cast<size_t>(d)]);  // D ran before R: now R first
       changed = true;
       break;
@@ -79,7 +85,7 @@ ir::TensorId quantize_bias(ir::Graph& g, ir::TensorId bias_f, ir::TensorId bias_
     }
   }
   ir::Tensor b;
-  b.name = g.tensor(bias_f).name + "#i32";
+  b.name = unique_tensor_name(g, g.tensor(bias_f).name + "/int32");
   b.dtype = ir::DType::kI32;
   b.shape = {channels};
   b.is_constant = true;
@@ -104,6 +110,65 @@ bool bias_matches(const ir::Tensor& b, float in_scale, const ir::QuantParams& wq
     if (std::fabs(got - want) > 1e-6f * want || b.quant->zero_point[b.quant->scale.size() > 1 ? c : 0] != 0) return false;
   }
   return true;
+}
+
+// Quantize(Dequantize(x)) on integer x, as left between two quantized
+// operators (DQ -> Flatten -> Q -> DQ -> Gemm once the Dequantize moved past
+// the Flatten): with equal parameters the pair is the identity and goes; with
+// others the Quantize requantizes x directly (int8 -> int8). False when no
+// pair is left.
+bool fold_one_requantization(ir::Graph& graph) {
+  const auto producers = graph.compute_producers();
+  const auto consumers = graph.compute_consumers();
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const ir::Node& q = graph.nodes[n];
+    if (q.op != OpType::kQuantize) continue;
+    const ir::TensorId t = q.inputs[0];
+    const ir::NodeId d = producers[static_cast<size_t>(t)];
+    if (d < 0 || graph.nodes[static_cast<size_t>(d)].op != OpType::kDequantize) continue;
+    const ir::Node& dq = graph.nodes[static_cast<size_t>(d)];
+    const ir::TensorId x = dq.inputs[0];
+    const ir::TensorId y = q.outputs[0];
+    const ir::Tensor& xt = graph.tensor(x);
+    const ir::Tensor& yt = graph.tensor(y);
+    if (!xt.quant || xt.quant->per_channel() || !yt.quant || yt.quant->per_channel()) continue;
+    // The Dequantize goes only when this Quantize is its one reader.
+    const bool dq_dies = consumers[static_cast<size_t>(t)].size() == 1 && !is_graph_output(graph, t);
+    const bool identity = xt.dtype == yt.dtype && same_params(xt.quant, yt.quant);
+    std::vector<bool> dead(graph.nodes.size(), false);
+    if (!identity) {
+      if (!dq_dies) continue;
+      ir::Node& requantize = graph.nodes[n];
+      requantize.inputs[0] = x;
+      absorb_before(requantize, graph.nodes[static_cast<size_t>(d)]);
+      dead[static_cast<size_t>(d)] = true;
+      erase_nodes(graph, dead);
+      return true;
+    }
+    // Readers of y read x. The pair's model nodes are listed where they ran:
+    // after x's producer (or after the Dequantize when that stays), else
+    // before the first reader of y.
+    if (is_graph_output(graph, y)) continue;
+    const ir::NodeId p = producers[static_cast<size_t>(x)];
+    const auto& readers = consumers[static_cast<size_t>(y)];
+    if (dq_dies && p < 0 && readers.empty()) continue;
+    if (!dq_dies) {
+      absorb_after(graph.nodes[static_cast<size_t>(d)], q);
+    } else if (p >= 0) {
+      absorb_after(graph.nodes[static_cast<size_t>(p)], dq);
+      absorb_after(graph.nodes[static_cast<size_t>(p)], q);
+    } else {
+      ir::Node& host = graph.nodes[static_cast<size_t>(readers[0])];
+      absorb_before(host, q);
+      absorb_before(host, dq);
+    }
+    replace_tensor_uses(graph, y, x);
+    dead[n] = true;
+    if (dq_dies) dead[static_cast<size_t>(d)] = true;
+    erase_nodes(graph, dead);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -177,7 +242,7 @@ void fold_qdq(ir::Graph& graph) {
     for (size_t o = 0; o < rw.outputs.size(); ++o) {
       const ir::Node& q = graph.nodes[static_cast<size_t>(quantizers[o])];
       rw.outputs[o] = q.outputs[0];
-      absorb_node(rw, q);
+      absorb_after(rw, q);
       dead[static_cast<size_t>(quantizers[o])] = true;
     }
   }
@@ -189,13 +254,17 @@ void fold_qdq(ir::Graph& graph) {
       if (in != ir::kNoTensor) ++readers[static_cast<size_t>(in)];
     }
   }
-  for (const auto& [dq, host] : dq_absorber) {
+  // In reverse, so that a host absorbing several lists them in node order.
+  for (auto it = dq_absorber.rbegin(); it != dq_absorber.rend(); ++it) {
+    const auto [dq, host] = *it;
     const ir::TensorId out = graph.nodes[static_cast<size_t>(dq)].outputs[0];
     if (readers[static_cast<size_t>(out)] > 0 || is_graph_output(graph, out)) continue;
     dead[static_cast<size_t>(dq)] = true;
-    absorb_node(graph.nodes[static_cast<size_t>(host)], graph.nodes[static_cast<size_t>(dq)]);
+    absorb_before(graph.nodes[static_cast<size_t>(host)], graph.nodes[static_cast<size_t>(dq)]);
   }
   erase_nodes(graph, dead);
+  while (fold_one_requantization(graph)) {
+  }
 }
 
 }  // namespace tinyfit::import

@@ -5,9 +5,10 @@
 // Quantize's tensor and parameters. Data movement (Reshape, MaxPool, Concat,
 // ...) folds the same way; a Dequantize is first moved after the reshapes it
 // feeds, so DQ -> Reshape -> FC folds too. Ops with no trailing Quantize stay
-// float behind their Dequantize.
+// float behind their Dequantize. A Quantize of a Dequantize of integers folds
+// too: to nothing with equal parameters, else to one requantizing Quantize.
 // Requires: shapes inferred. Guarantees: every folded Q/DQ node is listed in
-// exactly one node's fused_names.
+// exactly one node's source_nodes, in its input-model place.
 #pragma once
 
 #include "ir/graph.h"

@@ -45,9 +45,10 @@ TEST(FoldQdq, DequantizeConvQuantizeBecomesInt8ConvWithInt32Bias) {
   const ir::Tensor& y = g->output_tensor(*conv, 0);
   EXPECT_EQ(y.dtype, ir::DType::kI8);
   EXPECT_EQ(y.quant->zero_point, (std::vector<int32_t>{-3}));
-  // Quantize + Conv + Dequantize remain; the rest is listed in fused_names.
+  // Quantize + Conv + Dequantize remain; the conv lists the rest in model
+  // order: the Dequantizes before it, the Quantize after.
   EXPECT_EQ(g->nodes.size(), 3u);
-  EXPECT_EQ(conv->fused_names.size(), 3u);  // yq, xd, wd
+  EXPECT_EQ(conv->source_nodes, (std::vector<std::string>{"xd", "wd", "c", "yq"}));
 }
 
 TEST(FoldQdq, DroppingIoQuantizationLeavesOnlyTheInt8Conv) {
@@ -57,7 +58,7 @@ TEST(FoldQdq, DroppingIoQuantizationLeavesOnlyTheInt8Conv) {
   EXPECT_EQ(g->tensor(g->inputs[0]).dtype, ir::DType::kI8);
   EXPECT_EQ(g->tensor(g->outputs[0]).dtype, ir::DType::kI8);
   EXPECT_EQ(g->tensor(g->outputs[0]).name, "y");
-  EXPECT_EQ(g->nodes[0].fused_names.size(), 5u);  // yq, xd, wd, xq, y
+  EXPECT_EQ(g->nodes[0].source_nodes, (std::vector<std::string>{"xq", "xd", "wd", "c", "yq", "y"}));
 }
 
 TEST(FoldQdq, OpWithoutTrailingQuantizeStaysFloat) {

@@ -28,7 +28,7 @@ void fuse_activations(ir::Graph& graph) {
     producer.activation.min = std::max(producer.activation.min, c.min);
     producer.activation.max = std::min(producer.activation.max, c.max);
     producer.outputs[0] = clip.outputs[0];
-    absorb_node(producer, clip);
+    absorb_after(producer, clip);
     dead[n] = true;
   }
   erase_nodes(graph, dead);

@@ -23,7 +23,7 @@ g (float[1,1,3,3] x) => (float[1,1,3,3] y)
   ASSERT_EQ(g->nodes.size(), 1u);
   EXPECT_EQ(g->nodes[0].activation.min, 0.0f);
   EXPECT_TRUE(std::isinf(g->nodes[0].activation.max));
-  EXPECT_EQ(g->nodes[0].fused_names, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(g->nodes[0].source_nodes, (std::vector<std::string>{"c", "y"}));  // the Relu ran after
 }
 
 TEST(FuseActivations, ClipStaysWhenItsProducerHasAnotherReader) {

@@ -1,14 +1,43 @@
 #include "import/graph_rewrite.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tinyfit::import {
 
-bool is_helper_name(const std::string& name) { return name.find('#') != std::string::npos; }
+void absorb_before(ir::Node& host, const ir::Node& folded) {
+  host.source_nodes.insert(host.source_nodes.begin(), folded.source_nodes.begin(), folded.source_nodes.end());
+}
 
-void absorb_node(ir::Node& host, const ir::Node& folded) {
-  if (!is_helper_name(folded.name)) host.fused_names.push_back(folded.name);
-  host.fused_names.insert(host.fused_names.end(), folded.fused_names.begin(), folded.fused_names.end());
+void absorb_after(ir::Node& host, const ir::Node& folded) {
+  host.source_nodes.insert(host.source_nodes.end(), folded.source_nodes.begin(), folded.source_nodes.end());
+}
+
+namespace {
+
+std::string first_free(const std::set<std::string>& taken, const std::string& base) {
+  std::string name = base;
+  for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+}  // namespace
+
+std::string unique_node_name(const ir::Graph& graph, const std::string& base) {
+  // Names of folded model nodes count too: a synthesized node must not look
+  // like a node of the input model.
+  std::set<std::string> taken;
+  for (const ir::Node& node : graph.nodes) {
+    taken.insert(node.name);
+    taken.insert(node.source_nodes.begin(), node.source_nodes.end());
+  }
+  return first_free(taken, base);
+}
+
+std::string unique_tensor_name(const ir::Graph& graph, const std::string& base) {
+  std::set<std::string> taken;
+  for (const ir::Tensor& tensor : graph.tensors) taken.insert(tensor.name);
+  return first_free(taken, base);
 }
 
 void replace_tensor_uses(ir::Graph& graph, ir::TensorId from, ir::TensorId to) {

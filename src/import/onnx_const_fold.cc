@@ -1,7 +1,7 @@
 // Constant folding at import: Constant / ConstantOfShape weights (the light_*
 // models build every weight that way) and shape subgraphs
 // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) over static shapes.
-// Folded nodes are listed in the fused_names of the first operator that uses
+// Folded nodes are listed in the source_nodes of the first operator that uses
 // their result.
 #include <onnx/onnx_pb.h>
 

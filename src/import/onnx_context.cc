@@ -6,10 +6,13 @@
 
 namespace tinyfit::import::onnx_detail {
 
+void Context::reserve_model_node_names(const std::vector<std::string>& names) {
+  model_node_names_.insert(names.begin(), names.end());
+}
+
 void Context::set_current(const onnx::NodeProto* node, std::string name) {
   node_ = node;
   node_name_ = std::move(name);
-  extra_pending_.clear();
 }
 
 tl::unexpected<Diag> Context::error(std::string message) const {
@@ -76,9 +79,20 @@ Status Context::forward_input_to_output(int in, int out) {
   return set_output(out, std::move(copy));
 }
 
+namespace {
+
+std::string first_free(const std::set<std::string>& taken, const std::string& base) {
+  std::string name = base;
+  for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+}  // namespace
+
 ir::TensorId Context::add_activation(const std::string& name, ir::DType dtype, std::optional<ir::QuantParams> quant) {
   ir::Tensor t;
-  t.name = name;
+  t.name = first_free(tensor_names_, name);
+  tensor_names_.insert(t.name);
   t.dtype = dtype;
   t.quant = std::move(quant);
   return graph.add_tensor(std::move(t));
@@ -87,7 +101,8 @@ ir::TensorId Context::add_activation(const std::string& name, ir::DType dtype, s
 ir::TensorId Context::add_constant(const std::string& name, const ConstValue& value,
                                    std::optional<ir::QuantParams> quant) {
   ir::Tensor t;
-  t.name = name;
+  t.name = first_free(tensor_names_, name);
+  tensor_names_.insert(t.name);
   t.dtype = value.dtype;
   t.shape = value.shape;
   t.is_constant = true;
@@ -96,41 +111,65 @@ ir::TensorId Context::add_constant(const std::string& name, const ConstValue& va
   return graph.add_tensor(std::move(t));
 }
 
-void Context::add_pending(std::vector<std::string> names) {
-  extra_pending_.insert(extra_pending_.end(), names.begin(), names.end());
+void Context::rename_tensor(ir::TensorId id, const std::string& name) {
+  ir::Tensor& target = graph.tensor(id);
+  if (target.name == name) return;
+  for (ir::Tensor& other : graph.tensors) {
+    if (&other != &target && other.name == name) {
+      other.name = first_free(tensor_names_, name);
+      tensor_names_.insert(other.name);
+    }
+  }
+  target.name = name;
+  tensor_names_.insert(name);
+}
+
+std::vector<std::string> Context::claim_unlisted(const std::vector<std::string>& names) {
+  std::vector<std::string> claimed;
+  for (const auto& n : names) {
+    if (listed_names_.insert(n).second) claimed.push_back(n);
+  }
+  return claimed;
 }
 
 std::string Context::unique_node_name(const std::string& base) {
-  std::string name = base;
-  for (int k = 2; node_names_.count(name) || listed_names_.count(name); ++k) name = base + "#" + std::to_string(k);
+  std::set<std::string> taken = node_names_;
+  taken.insert(model_node_names_.begin(), model_node_names_.end());
+  const std::string name = first_free(taken, base);
   node_names_.insert(name);
-  listed_names_.insert(name);
   return name;
 }
 
 Result<ir::NodeId> Context::emit(ir::OpType op, std::vector<ir::TensorId> inputs, std::vector<ir::TensorId> outputs,
-                                 ir::OpAttrs attrs, const std::string& suffix) {
+                                 ir::OpAttrs attrs, const std::string& role) {
   ir::Node node;
-  // Helper nodes the importer adds carry a '#' suffix: they are not nodes of
-  // the input model.
-  node.name = unique_node_name(suffix.empty() ? node_name_ : node_name_ + "#" + suffix);
+  // The ONNX node itself, unless it was already emitted (then this one is a
+  // helper too, so its name is listed once).
+  const bool model_node = role.empty() && !node_name_.empty() && !listed_names_.count(node_name_) &&
+                          !node_names_.count(node_name_);
+  if (model_node) {
+    node.name = node_name_;
+    node_names_.insert(node.name);
+    // Folded nodes feeding its inputs ran before it.
+    if (node_) {
+      for (const auto& in : node_->input()) {
+        auto it = values.find(in);
+        if (it == values.end()) continue;
+        auto claimed = claim_unlisted(it->second.pending_names);
+        node.source_nodes.insert(node.source_nodes.end(), claimed.begin(), claimed.end());
+        it->second.pending_names.clear();
+      }
+    }
+    listed_names_.insert(node.name);
+    node.source_nodes.push_back(node.name);
+  } else {
+    node.synthesized = true;
+    node.name = unique_node_name(node_name_ + "/" + (role.empty() ? std::string("helper") : role));
+  }
   node.op = op;
   node.inputs = std::move(inputs);
   node.outputs = std::move(outputs);
   node.attrs = std::move(attrs);
-  auto collect = [&](std::vector<std::string>& names) {
-    for (auto& n : names) {
-      if (listed_names_.insert(n).second) node.fused_names.push_back(n);
-    }
-    names.clear();
-  };
-  if (suffix.empty() && node_) {
-    for (const auto& in : node_->input()) {
-      auto it = values.find(in);
-      if (it != values.end()) collect(it->second.pending_names);
-    }
-  }
-  collect(extra_pending_);
   const ir::NodeId id = graph.add_node(std::move(node));
   ir::Node& added = graph.nodes.back();
   auto shapes = ir::op_decl(op).infer_shapes(graph, added);

@@ -61,8 +61,10 @@ struct Value {
   // Constant:
   std::shared_ptr<const ConstValue> constant;            // float view for folding
   std::shared_ptr<const QuantizedConst> quantized;       // set for DQ(constant)
-  // Input-model nodes folded away on the way to this value, not yet listed in
-  // any IR node's fused_names (the schedule must list each exactly once).
+  // Input-model nodes folded away on the way to this value, in model order,
+  // that no IR node lists in its source_nodes yet (the schedule must list each
+  // exactly once): the first IR node that reads the value lists them before
+  // its own name.
   std::vector<std::string> pending_names;
 };
 
@@ -82,6 +84,9 @@ class Context {
   const ImportOptions& options() const { return options_; }
   const std::string& source() const { return source_; }
 
+  // The names every ONNX node will carry (onnx_import.cc chooses them before
+  // conversion): helper nodes made earlier must not take one of them.
+  void reserve_model_node_names(const std::vector<std::string>& names);
   // The node being converted (for messages and names).
   void set_current(const onnx::NodeProto* node, std::string name);
   const onnx::NodeProto& node() const { return *node_; }
@@ -102,23 +107,31 @@ class Context {
   // The current node folds away: its output aliases its input value.
   Status forward_input_to_output(int in, int out);
 
-  // A fresh IR activation tensor (shape filled by emit()).
+  // A fresh IR activation tensor (shape filled by emit()). Tensor names are
+  // unique in the graph: `name`, or `name` with "_2", "_3", ... when taken.
   ir::TensorId add_activation(const std::string& name, ir::DType dtype,
                               std::optional<ir::QuantParams> quant = std::nullopt);
   // An IR constant tensor.
   ir::TensorId add_constant(const std::string& name, const ConstValue& value,
                             std::optional<ir::QuantParams> quant = std::nullopt);
+  // Gives tensor `id` the name `name` (a graph output keeps its ONNX name);
+  // another tensor holding that name is renamed out of the way.
+  void rename_tensor(ir::TensorId id, const std::string& name);
 
-  // Appends an IR node named after the current node (suffix for helpers it
-  // needs), collects pending names of its ONNX inputs into fused_names, and
-  // infers the output shapes through the operator's declaration.
+  // Appends an IR node and infers its output shapes through the operator's
+  // declaration. Without `role` the node is the current ONNX node itself: it
+  // carries its name and lists, in source_nodes, the pending names of its ONNX
+  // inputs and then its own. With a `role` it is a synthesized helper the
+  // conversion needs, named "<node>/<role>", listing no model node.
   Result<ir::NodeId> emit(ir::OpType op, std::vector<ir::TensorId> inputs,
                           std::vector<ir::TensorId> outputs, ir::OpAttrs attrs = {},
-                          const std::string& suffix = "");
-  // Names of folded nodes collected so far for the next emit().
-  void add_pending(std::vector<std::string> names);
+                          const std::string& role = "");
+  // The names among `names` that no IR node lists yet, now counted as listed
+  // (the caller puts them in some node's source_nodes).
+  std::vector<std::string> claim_unlisted(const std::vector<std::string>& names);
+  bool is_listed(const std::string& name) const { return listed_names_.count(name) > 0; }
 
-  // A name unique among IR nodes.
+  // A name unique among IR nodes, tensors aside, that is no model node's.
   std::string unique_node_name(const std::string& base);
 
  private:
@@ -127,9 +140,10 @@ class Context {
   int opset_;
   const onnx::NodeProto* node_ = nullptr;
   std::string node_name_;
-  std::set<std::string> node_names_;
-  std::set<std::string> listed_names_;  // every name already in some fused_names / node name
-  std::vector<std::string> extra_pending_;
+  std::set<std::string> node_names_;         // IR node names given so far
+  std::set<std::string> model_node_names_;   // reserved for the ONNX nodes
+  std::set<std::string> listed_names_;       // model nodes already in some source_nodes
+  std::set<std::string> tensor_names_;       // IR tensor names given so far
 };
 
 // --- onnx_tensors.cc --------------------------------------------------------
@@ -169,12 +183,12 @@ Result<ir::TensorId> ensure_perm(Context& ctx, const Value& value, const Perm& p
 // A constant materialised for an activation operand of logical rank `rank`
 // stored in `perm` (numpy broadcasting: leading ones are added).
 Result<ir::TensorId> materialize_broadcast_constant(Context& ctx, const Value& value, size_t rank,
-                                                    const Perm& perm);
+                                                    const Perm& perm, const std::string& role);
 // A constant (possibly quantized: then an IR Dequantize follows) after
-// permuting/reshaping its logical data; `axis_map` gives the new position of
-// each logical axis for per-channel parameters.
+// permuting/reshaping its logical data; per-channel parameters follow their
+// axis. Its tensors are named "<node>/<role>" ("conv1/weights").
 Result<ir::TensorId> materialize_constant(Context& ctx, const Value& value, const Perm& perm,
-                                          const ir::Shape& final_shape);
+                                          const ir::Shape& final_shape, const std::string& role);
 // Binds output i of the current node to an IR activation stored in `perm`
 // (the logical shape follows from the stored one).
 Status bind_output(Context& ctx, int i, ir::TensorId id, const Perm& perm);

@@ -4,8 +4,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <fstream>
 #include <queue>
+#include <set>
 #include <sstream>
 
 #include "import/onnx_context.h"
@@ -200,21 +202,36 @@ Status add_graph_output(Context& ctx, const std::string& name) {
     ctx.set_current(nullptr, name);
     TINYFIT_ASSIGN_OR_RETURN(id, onnx_detail::ensure_perm(ctx, v, onnx_detail::identity_perm(v.perm.size())));
   }
-  // Names folded on the way to an output (an Identity at the end) join the
-  // node that produces it.
+  // Names folded on the way to an output (an Identity at the end) ran after
+  // the node that produces it.
   if (!v.pending_names.empty()) {
     for (auto& node : ctx.graph.nodes) {
-      for (ir::TensorId out : node.outputs) {
-        if (out == id) {
-          node.fused_names.insert(node.fused_names.end(), v.pending_names.begin(), v.pending_names.end());
-          v.pending_names.clear();
-        }
-      }
+      if (std::find(node.outputs.begin(), node.outputs.end(), id) == node.outputs.end()) continue;
+      const auto claimed = ctx.claim_unlisted(v.pending_names);
+      node.source_nodes.insert(node.source_nodes.end(), claimed.begin(), claimed.end());
+      v.pending_names.clear();
     }
   }
-  ctx.graph.tensor(id).name = name;
+  ctx.rename_tensor(id, name);
   ctx.graph.outputs.push_back(id);
   return {};
+}
+
+// The IR name of every ONNX node, by index: its own name, else its first
+// output's, else its operator type; a repeated name gets "_2", "_3", ... in
+// file order. Chosen before conversion so helper nodes never take one.
+std::vector<std::string> choose_node_names(const onnx::GraphProto& g) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  for (const auto& node : g.node()) {
+    std::string base = node.name();
+    if (base.empty()) base = node.output_size() && !node.output(0).empty() ? node.output(0) : node.op_type();
+    std::string name = base;
+    for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken.insert(name);
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 }  // namespace
@@ -241,11 +258,11 @@ Result<ir::Graph> import_onnx_model(const onnx::ModelProto& model, const std::st
   }
   if (ctx.graph.inputs.empty()) return file_error(source, "model has no inputs");
   TINYFIT_ASSIGN_OR_RETURN(std::vector<int> order, sort_nodes(ctx, g));
+  const std::vector<std::string> names = choose_node_names(g);
+  ctx.reserve_model_node_names(names);
   for (int n : order) {
     const auto& node = g.node(n);
-    std::string name = node.name();
-    if (name.empty()) name = node.output_size() && !node.output(0).empty() ? node.output(0) : node.op_type();
-    ctx.set_current(&node, std::move(name));
+    ctx.set_current(&node, names[static_cast<size_t>(n)]);
     try {
       TINYFIT_RETURN_IF_ERROR(convert_node(ctx));
     } catch (const std::bad_alloc&) {

@@ -5,8 +5,11 @@
 // input the model itself transposes NHWC->NCHW right away is kept as given.
 // Rank-4 outputs are NHWC too; other ranks keep ONNX order.
 // Nodes the importer adds (layout transposes, the Add of a BatchNormalization,
-// the Adds of a Sum) are named "<model node>#<role>"; every input-model node
-// appears once as a node name or in some node's fused_names.
+// the Adds of a Sum) are marked Node::synthesized and named
+// "<model node>/<role>". ONNX nodes keep their names (an unnamed one takes its
+// first output's name, else its operator type; a repeated name gets "_2",
+// "_3", ... in file order), and every one is listed exactly once in some
+// node's source_nodes.
 #pragma once
 
 #include <string>

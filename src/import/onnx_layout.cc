@@ -3,6 +3,8 @@
 // > 1 change their relative order; otherwise a kReshape alias is enough.
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "import/onnx_context.h"
 
 namespace tinyfit::import::onnx_detail {
@@ -38,7 +40,7 @@ Result<ir::TensorId> ensure_perm(Context& ctx, const Value& value, const Perm& p
   }();
   const ir::Shape target = apply_perm(value.logical_shape, perm);
   const ir::TensorId out =
-      ctx.add_activation(src.name + (perm == nhwc_perm() ? "#nhwc" : "#perm"), src.dtype, src.quant);
+      ctx.add_activation(src.name + (perm == nhwc_perm() ? "/nhwc" : "/permuted"), src.dtype, src.quant);
   // Same element order when only extent-1 axes move: a free alias.
   Perm relative(perm.size());  // stored target axis i = stored source axis relative[i]
   const Perm inv_src = invert_perm(value.perm);
@@ -70,11 +72,13 @@ Result<int> stored_axis(Context& ctx, const Value& value, int64_t logical_axis) 
 }
 
 Result<ir::TensorId> materialize_constant(Context& ctx, const Value& value, const Perm& perm,
-                                          const ir::Shape& final_shape) {
-  const std::string base = ctx.node().input_size() ? ctx.node_name() : "const";
+                                          const ir::Shape& final_shape, const std::string& role) {
+  // Named after the consuming node and the operand's role: one node's weights
+  // and bias get distinct names.
+  const std::string base = ctx.node_name() + "/" + role;
   if (!value.quantized) {
     ConstValue v = reshape_const(permute_const(*value.constant, perm), final_shape);
-    return ctx.add_constant(base + "#const", v);
+    return ctx.add_constant(base, v);
   }
   const QuantizedConst& q = *value.quantized;
   ConstValue permuted = permute_const(q.values, perm);
@@ -96,23 +100,28 @@ Result<ir::TensorId> materialize_constant(Context& ctx, const Value& value, cons
     params.axis = found;
   }
   permuted = reshape_const(std::move(permuted), final_shape);
-  const ir::TensorId qid = ctx.add_constant(base + "#q", permuted, params);
-  const ir::TensorId fid = ctx.add_activation(base + "#dq", ir::DType::kF32);
-  // The model's DequantizeLinear runs here; its name is the node's name.
-  Context& c = ctx;
-  const std::string dq = q.dq_node.empty() ? std::string("dequantize") : q.dq_node;
+  const ir::TensorId qid = ctx.add_constant(base, permuted, params);
+  const ir::TensorId fid = ctx.add_activation(base + "/dequantized", ir::DType::kF32);
+  // The model's DequantizeLinear runs here, together with the folded nodes
+  // around it (the constants it reads, reshapes of its output), in model
+  // order. Weights read twice are dequantized twice: the second Dequantize is
+  // synthesized.
   ir::Node node;
-  node.name = c.unique_node_name(dq);
   node.op = ir::OpType::kDequantize;
+  node.source_nodes = ctx.claim_unlisted(value.pending_names);
+  const bool runs_dq = !q.dq_node.empty() && std::find(node.source_nodes.begin(), node.source_nodes.end(),
+                                                       q.dq_node) != node.source_nodes.end();
+  node.synthesized = !runs_dq;
+  node.name = runs_dq ? q.dq_node : ctx.unique_node_name(base + "/dequantize");
   node.inputs = {qid};
   node.outputs = {fid};
-  c.graph.tensor(fid).shape = final_shape;
-  c.graph.add_node(std::move(node));
+  ctx.graph.tensor(fid).shape = final_shape;
+  ctx.graph.add_node(std::move(node));
   return fid;
 }
 
 Result<ir::TensorId> materialize_broadcast_constant(Context& ctx, const Value& value, size_t rank,
-                                                    const Perm& perm) {
+                                                    const Perm& perm, const std::string& role) {
   const ir::Shape& shape = value.quantized ? value.quantized->values.shape : value.constant->shape;
   if (shape.size() > rank) return ctx.error("constant operand has a higher rank than the activation");
   // Numpy broadcasting: leading ones up to the activation's rank, then the
@@ -129,7 +138,7 @@ Result<ir::TensorId> materialize_broadcast_constant(Context& ctx, const Value& v
   } else {
     v.constant = std::make_shared<const ConstValue>(reshape_const(*v.constant, expanded));
   }
-  return materialize_constant(ctx, v, perm, apply_perm(expanded, perm));
+  return materialize_constant(ctx, v, perm, apply_perm(expanded, perm), role);
 }
 
 }  // namespace tinyfit::import::onnx_detail

@@ -103,11 +103,11 @@ Result<ir::TensorId> convert_weights(Context& ctx, const Value& w, const Perm& p
                                      const QParams* qlinear) {
   const ConstValue& data = w.quantized ? w.quantized->values : *w.constant;
   const ir::Shape shape = apply_perm(data.shape, perm);
-  if (!raw_quantized) return materialize_constant(ctx, w, perm, shape);
+  if (!raw_quantized) return materialize_constant(ctx, w, perm, shape, "weights");
   if (!qlinear) return ctx.error("internal: quantized weights without parameters");
   ir::QuantParams params = qlinear->params;
   params.axis = invert_perm(perm)[static_cast<size_t>(params.axis)];
-  return ctx.add_constant(ctx.node_name() + "#w", permute_const(data, perm), params);
+  return ctx.add_constant(ctx.node_name() + "/weights", permute_const(data, perm), params);
 }
 
 }  // namespace
@@ -162,9 +162,9 @@ Status convert_conv_like(Context& ctx, const std::string& op) {
       for (float ws_c : w_q->params.scale) bq.scale.push_back(in_q->params.scale[0] * ws_c);
       bq.zero_point.assign(bq.scale.size(), 0);
       if (b->constant->dtype != ir::DType::kI32) return ctx.error("QLinearConv bias must be int32");
-      inputs.push_back(ctx.add_constant(ctx.node_name() + "#b", *b->constant, bq));
+      inputs.push_back(ctx.add_constant(ctx.node_name() + "/bias", *b->constant, bq));
     } else {
-      TINYFIT_ASSIGN_OR_RETURN(ir::TensorId bid, materialize_constant(ctx, *b, {0}, {cout}));
+      TINYFIT_ASSIGN_OR_RETURN(ir::TensorId bid, materialize_constant(ctx, *b, {0}, {cout}, "bias"));
       inputs.push_back(bid);
     }
   }

@@ -30,7 +30,8 @@ Status convert_concat(Context& ctx) {
     if (v->is_constant) {
       const ir::Shape& s = v->quantized ? v->quantized->values.shape : v->constant->shape;
       if (s.size() != rank) return ctx.error("concat inputs differ in rank");
-      TINYFIT_ASSIGN_OR_RETURN(ir::TensorId id, materialize_constant(ctx, *v, perm, apply_perm(s, perm)));
+      TINYFIT_ASSIGN_OR_RETURN(ir::TensorId id, materialize_constant(ctx, *v, perm, apply_perm(s, perm),
+                                                                          "input" + std::to_string(i)));
       inputs.push_back(id);
     } else {
       if (v->logical_shape.size() != rank) return ctx.error("concat inputs differ in rank");
@@ -64,7 +65,7 @@ Status convert_split(Context& ctx) {
   const ir::DType dtype = ctx.graph.tensor(x->id).dtype;
   const std::optional<ir::QuantParams> quant = ctx.graph.tensor(x->id).quant;
   for (int i = 0; i < ctx.node().output_size(); ++i) {
-    const std::string name = ctx.node().output(i).empty() ? ctx.node_name() + "#unused" + std::to_string(i) : ctx.node().output(i);
+    const std::string name = ctx.node().output(i).empty() ? ctx.node_name() + "/unused" + std::to_string(i) : ctx.node().output(i);
     outs.push_back(ctx.add_activation(name, dtype, quant));
   }
   const Perm perm = x->perm;

@@ -31,7 +31,7 @@ Result<Operands> align_operands(Context& ctx, const Value& x, const Value& y) {
     if (cs.size() > rank) {
       return ctx.error("constant operand of rank " + std::to_string(cs.size()) + " exceeds the activation's rank");
     }
-    TINYFIT_ASSIGN_OR_RETURN(ir::TensorId cid, materialize_broadcast_constant(ctx, other, rank, perm));
+    TINYFIT_ASSIGN_OR_RETURN(ir::TensorId cid, materialize_broadcast_constant(ctx, other, rank, perm, "operand"));
     out.perm = perm;
     out.a = x.is_constant ? cid : aid;
     out.b = x.is_constant ? aid : cid;
@@ -76,7 +76,7 @@ Status convert_sum(Context& ctx) {
     TINYFIT_ASSIGN_OR_RETURN(const Value* y, ctx.input(i));
     TINYFIT_ASSIGN_OR_RETURN(Operands ops, align_operands(ctx, acc, *y));
     const bool last = i == n - 1;
-    const std::string name = last ? ctx.node().output(0) : ctx.node().output(0) + "#sum" + std::to_string(i);
+    const std::string name = last ? ctx.node().output(0) : ctx.node().output(0) + "/sum" + std::to_string(i);
     const ir::TensorId out = ctx.add_activation(name, ir::DType::kF32);
     TINYFIT_RETURN_IF_ERROR(ctx.emit(ir::OpType::kAdd, {ops.a, ops.b}, {out}, {}, last ? "" : "sum" + std::to_string(i)));
     if (last) return bind_output(ctx, 0, out, ops.perm);

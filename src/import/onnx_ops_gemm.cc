@@ -15,7 +15,7 @@ Result<ir::TensorId> convert_fc_weights(Context& ctx, const Value& b, bool trans
     const ConstValue& data = *b.constant;
     ir::QuantParams params = qlinear->params;
     params.axis = params.scale.size() > 1 ? invert_perm(perm)[1] : 0;  // per output column of B
-    return ctx.add_constant(ctx.node_name() + "#w", permute_const(data, perm), params);
+    return ctx.add_constant(ctx.node_name() + "/weights", permute_const(data, perm), params);
   }
   Value scaled = b;
   if (alpha != 1.0f) {
@@ -30,14 +30,14 @@ Result<ir::TensorId> convert_fc_weights(Context& ctx, const Value& b, bool trans
     }
   }
   const ir::Shape& shape = b.quantized ? b.quantized->values.shape : b.constant->shape;
-  return materialize_constant(ctx, scaled, perm, apply_perm(shape, perm));
+  return materialize_constant(ctx, scaled, perm, apply_perm(shape, perm), "weights");
 }
 
 // C of Gemm as a bias [N]: beta folded in, [1,N] and scalars accepted.
 Result<ir::TensorId> convert_fc_bias(Context& ctx, const Value& c, int64_t n, float beta) {
   const ir::Shape& shape = c.quantized ? c.quantized->values.shape : c.constant->shape;
   const bool row = shape == ir::Shape{n} || shape == ir::Shape{1, n};
-  if (c.quantized && beta == 1.0f && row) return materialize_constant(ctx, c, identity_perm(shape.size()), {n});
+  if (c.quantized && beta == 1.0f && row) return materialize_constant(ctx, c, identity_perm(shape.size()), {n}, "bias");
   const std::vector<double> values = c.constant->to_doubles();
   std::vector<float> bias(static_cast<size_t>(n));
   if (values.size() == 1) {
@@ -47,7 +47,7 @@ Result<ir::TensorId> convert_fc_bias(Context& ctx, const Value& c, int64_t n, fl
   } else {
     return ctx.error("bias C of shape " + ir::format_shape(shape) + " is not a row of " + std::to_string(n));
   }
-  return ctx.add_constant(ctx.node_name() + "#bias", make_f32_const(bias, {n}));
+  return ctx.add_constant(ctx.node_name() + "/bias", make_f32_const(bias, {n}));
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ Status convert_gemm_like(Context& ctx, const std::string& op) {
   const ir::DType out_dtype = qlinear ? y_q->dtype : ir::DType::kF32;
   const bool batched = as.size() > 2;
   const ir::TensorId out =
-      ctx.add_activation(ctx.node().output(0) + (batched ? "#2d" : ""), out_dtype, out_params);
+      ctx.add_activation(ctx.node().output(0) + (batched ? "/2d" : ""), out_dtype, out_params);
   TINYFIT_RETURN_IF_ERROR(ctx.emit(ir::OpType::kFullyConnected, inputs, {out}));
   if (!batched) return bind_output(ctx, 0, out, identity_perm(2));
   // MatMul keeps A's leading axes: [..., M, N].

@@ -89,12 +89,12 @@ Status convert_batch_norm(Context& ctx) {
   sv.constant = std::make_shared<const ConstValue>(make_f32_const(scale, cshape));
   tv.constant = std::make_shared<const ConstValue>(make_f32_const(shift, cshape));
   const size_t rank = x->logical_shape.size();
-  TINYFIT_ASSIGN_OR_RETURN(ir::TensorId sid, materialize_broadcast_constant(ctx, sv, rank, x->perm));
-  TINYFIT_ASSIGN_OR_RETURN(ir::TensorId tid, materialize_broadcast_constant(ctx, tv, rank, x->perm));
+  TINYFIT_ASSIGN_OR_RETURN(ir::TensorId sid, materialize_broadcast_constant(ctx, sv, rank, x->perm, "scale"));
+  TINYFIT_ASSIGN_OR_RETURN(ir::TensorId tid, materialize_broadcast_constant(ctx, tv, rank, x->perm, "shift"));
   const Perm perm = x->perm;
   const ir::TensorId xid = x->id;
-  const ir::TensorId scaled = ctx.add_activation(ctx.node().output(0) + "#scaled", ir::DType::kF32);
-  // The Mul carries the model node's name; the Add is a helper ('#').
+  const ir::TensorId scaled = ctx.add_activation(ctx.node().output(0) + "/scaled", ir::DType::kF32);
+  // The Mul carries the model node's name; the Add is a synthesized helper.
   TINYFIT_RETURN_IF_ERROR(ctx.emit(ir::OpType::kMul, {xid, sid}, {scaled}));
   const ir::TensorId out = ctx.add_activation(ctx.node().output(0), ir::DType::kF32);
   TINYFIT_RETURN_IF_ERROR(ctx.emit(ir::OpType::kAdd, {scaled, tid}, {out}, {}, "shift"));

@@ -44,7 +44,10 @@ Status convert_dequantize(Context& ctx) {
     v.is_constant = true;
     v.quantized = qc;
     v.constant = std::make_shared<const ConstValue>(dequantize_const(*qc));
-    v.pending_names = x->pending_names;  // this node itself is emitted when the weights are used
+    // Listed by the IR Dequantize made where the weights are used, or by the
+    // first node reading them when they are used as float constants.
+    v.pending_names = x->pending_names;
+    v.pending_names.push_back(ctx.node_name());
     return ctx.set_output(0, std::move(v));
   }
   if (q.params.scale.size() != 1) return ctx.error("per-axis dequantization of activations is not supported");

@@ -37,15 +37,18 @@ void remove_identities(ir::Graph& graph) {
         consumers[static_cast<size_t>(in)].size() == 1 && !is_graph_output(graph, in)) {
       ir::Node& first = graph.nodes[static_cast<size_t>(p)];
       node.inputs[0] = first.inputs[0];
-      absorb_node(node, first);
+      absorb_before(node, first);
       dead[static_cast<size_t>(p)] = true;
     }
     if (!is_noop(graph, node)) continue;
     const ir::TensorId out = node.outputs[0];
     if (is_graph_output(graph, out) && is_graph_input(graph, in)) continue;
+    // The producer ran before this node, a consumer after it.
     ir::Node* host = nullptr;
+    bool host_is_producer = false;
     if (p >= 0 && !dead[static_cast<size_t>(p)]) {
       host = &graph.nodes[static_cast<size_t>(p)];
+      host_is_producer = true;
     } else {
       for (ir::NodeId c : consumers[static_cast<size_t>(out)]) {
         host = &graph.nodes[static_cast<size_t>(c)];
@@ -68,7 +71,11 @@ void remove_identities(ir::Graph& graph) {
     } else {
       replace_tensor_uses(graph, out, in);
     }
-    absorb_node(*host, node);
+    if (host_is_producer) {
+      absorb_after(*host, node);
+    } else {
+      absorb_before(*host, node);
+    }
     dead[n] = true;
   }
   erase_nodes(graph, dead);

@@ -113,6 +113,30 @@ Status check_input_shapes(const ir::Graph& graph, const ImportOptions& options) 
   return {};
 }
 
+// TFLite does not require unique tensor names (and helpers derive theirs from
+// another tensor's): a repeated name gets "_2", "_3", ... The model's inputs
+// and outputs keep theirs (the C API names them), then the others in tensor
+// order.
+void make_tensor_names_unique(ir::Graph& graph) {
+  std::vector<ir::TensorId> order(graph.inputs.begin(), graph.inputs.end());
+  order.insert(order.end(), graph.outputs.begin(), graph.outputs.end());
+  for (ir::TensorId id = 0; id < static_cast<ir::TensorId>(graph.tensors.size()); ++id) order.push_back(id);
+  std::set<std::string> taken;
+  for (const ir::Tensor& t : graph.tensors) taken.insert(t.name);
+  std::set<std::string> kept;
+  std::vector<bool> done(graph.tensors.size(), false);
+  for (ir::TensorId id : order) {
+    if (done[static_cast<size_t>(id)]) continue;
+    done[static_cast<size_t>(id)] = true;
+    ir::Tensor& t = graph.tensor(id);
+    if (kept.insert(t.name).second) continue;
+    const std::string base = t.name;
+    for (int k = 2; taken.count(t.name); ++k) t.name = base + "_" + std::to_string(k);
+    taken.insert(t.name);
+    kept.insert(t.name);
+  }
+}
+
 Result<ir::Graph> convert_model(std::span<const uint8_t> bytes, const ImportOptions& options) {
   TINYFIT_ASSIGN_OR_RETURN(const tflite::Model* model, verify_tflite_buffer(bytes));
   if (model->version() != 3) {
@@ -133,12 +157,15 @@ Result<ir::Graph> convert_model(std::span<const uint8_t> bytes, const ImportOpti
   TINYFIT_RETURN_IF_ERROR(check_input_shapes(graph, options));
 
   std::map<ir::TensorId, std::vector<std::string>> folded_names;
+  std::set<std::string> node_names;
+  for (const OperatorPlan& plan : plans) node_names.insert(plan.node_name);
   for (OperatorPlan& plan : plans) {
-    TfliteOpContext ctx{*plan.op, graph, plan.node_name, plan.inputs, plan.outputs, folded_names};
+    TfliteOpContext ctx{*plan.op, graph, plan.node_name, plan.inputs, plan.outputs, folded_names, node_names};
     Status converted = tflite_op_table().at(plan.code)(ctx);
     if (!converted) return fail_at(plan, converted.error().message);
   }
   graph.remove_unused_tensors();
+  make_tensor_names_unique(graph);
   return graph;
 }
 

@@ -127,7 +127,7 @@ TEST(TfliteImport, DequantizeOfFloat16ConstantFoldsIntoItsConsumer) {
   ASSERT_TRUE(graph) << graph.error().format();
   ASSERT_EQ(graph->nodes.size(), 1u);
   const ir::Node& add = graph->nodes[0];
-  EXPECT_EQ(add.fused_names, (std::vector<std::string>{"c"}));  // the folded DEQUANTIZE
+  EXPECT_EQ(add.source_nodes, (std::vector<std::string>{"c", "y"}));  // the folded DEQUANTIZE ran first
   const ir::Tensor& constant = graph->input_tensor(add, 1);
   ASSERT_TRUE(constant.is_constant);
   EXPECT_EQ(std::vector<float>(constant.values<float>().begin(), constant.values<float>().end()),

@@ -1,5 +1,6 @@
 #include "import/tflite_op_context.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "import/tflite_tensors.h"
@@ -97,9 +98,11 @@ Status add_tflite_node(TfliteOpContext& ctx, ir::Node node) {
   for (ir::TensorId id : node.inputs) {
     if (id == ir::kNoTensor) continue;
     TINYFIT_RETURN_IF_ERROR(check(id));
+    // Folded operators feeding this one ran before it.
     auto folded = ctx.folded_names.find(id);
     if (folded != ctx.folded_names.end()) {
-      node.fused_names.insert(node.fused_names.end(), folded->second.begin(), folded->second.end());
+      const auto own = std::find(node.source_nodes.begin(), node.source_nodes.end(), node.name);
+      node.source_nodes.insert(own, folded->second.begin(), folded->second.end());
       ctx.folded_names.erase(folded);
     }
   }
@@ -112,10 +115,24 @@ ir::Node make_tflite_node(const TfliteOpContext& ctx, ir::OpType op, std::vector
                           ir::OpAttrs attrs) {
   ir::Node node;
   node.name = ctx.node_name;
+  node.source_nodes = {ctx.node_name};
   node.op = op;
   node.inputs = std::move(inputs);
   node.outputs = ctx.outputs;
   node.attrs = std::move(attrs);
+  return node;
+}
+
+ir::Node make_tflite_helper_node(TfliteOpContext& ctx, ir::OpType op, std::vector<ir::TensorId> inputs,
+                                 const std::string& role) {
+  ir::Node node;
+  const std::string base = ctx.node_name + "/" + role;
+  node.name = base;
+  for (int k = 2; !ctx.node_names.insert(node.name).second; ++k) node.name = base + "_" + std::to_string(k);
+  node.synthesized = true;
+  node.op = op;
+  node.inputs = std::move(inputs);
+  node.outputs = ctx.outputs;
   return node;
 }
 

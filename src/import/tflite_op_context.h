@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,13 @@ struct TfliteOpContext {
   std::vector<ir::TensorId> inputs;
   std::vector<ir::TensorId> outputs;
   // Names of folded operators (DEQUANTIZE of a constant) keyed by the tensor
-  // they produced: the first node that reads it lists them in fused_names, so
-  // the schedule still names every operator of the input model.
+  // they produced: the first node that reads it lists them in source_nodes,
+  // before its own name, so the schedule still names every operator of the
+  // input model.
   std::map<ir::TensorId, std::vector<std::string>>& folded_names;
+  // Every node name taken: all operators' (chosen before conversion) and the
+  // synthesized helpers' so far.
+  std::set<std::string>& node_names;
 
   const ir::Tensor& input(size_t i) const { return graph.tensor(inputs.at(i)); }
   const ir::Tensor& output(size_t i) const { return graph.tensor(outputs.at(i)); }
@@ -56,9 +61,14 @@ Result<ir::TensorId> dequantize_hybrid_weights(TfliteOpContext& ctx, ir::TensorI
 // attaches pending folded names of its inputs.
 Status add_tflite_node(TfliteOpContext& ctx, ir::Node node);
 
-// A node named ctx.node_name reading `inputs` and writing ctx.outputs.
+// A node named ctx.node_name reading `inputs` and writing ctx.outputs: the
+// operator itself, listing its own name in source_nodes.
 ir::Node make_tflite_node(const TfliteOpContext& ctx, ir::OpType op, std::vector<ir::TensorId> inputs,
                           ir::OpAttrs attrs = {});
+// A synthesized helper node for the current operator (a Reshape behind it),
+// named "<node>/<role>" (made unique), writing ctx.outputs.
+ir::Node make_tflite_helper_node(TfliteOpContext& ctx, ir::OpType op, std::vector<ir::TensorId> inputs,
+                                 const std::string& role);
 
 // Adds an activation tensor shaped like `like` but with `shape` (for a helper
 // Reshape behind an operator whose TFLite output drops or keeps axes that our

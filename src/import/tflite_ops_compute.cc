@@ -92,9 +92,7 @@ Status convert_fully_connected(TfliteOpContext& ctx) {
   const ir::TensorId rows = add_intermediate_tensor(ctx, ctx.output(0), flat, "/rows");
   node.outputs = {rows};
   TINYFIT_RETURN_IF_ERROR(add_tflite_node(ctx, std::move(node)));
-  ir::Node reshape = make_tflite_node(ctx, ir::OpType::kReshape, {rows});
-  reshape.name += "/reshape";
-  return add_tflite_node(ctx, std::move(reshape));
+  return add_tflite_node(ctx, make_tflite_helper_node(ctx, ir::OpType::kReshape, {rows}, "reshape"));
 }
 
 Status convert_pool(TfliteOpContext& ctx, ir::OpType op) {

@@ -105,9 +105,7 @@ Status add_slice_then_reshape(TfliteOpContext& ctx, const ir::SliceAttrs& a) {
   const ir::TensorId full = add_intermediate_tensor(ctx, ctx.output(0), sliced, "/sliced");
   slice.outputs = {full};
   TINYFIT_RETURN_IF_ERROR(add_tflite_node(ctx, std::move(slice)));
-  ir::Node reshape = make_tflite_node(ctx, ir::OpType::kReshape, {full});
-  reshape.name += "/reshape";
-  return add_tflite_node(ctx, std::move(reshape));
+  return add_tflite_node(ctx, make_tflite_helper_node(ctx, ir::OpType::kReshape, {full}, "reshape"));
 }
 
 // STRIDED_SLICE, the simple cases: positive strides, begin/end masks and

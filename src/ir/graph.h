@@ -14,15 +14,30 @@ namespace tinyfit::ir {
 using NodeId = int32_t;
 
 struct Node {
-  std::string name;  // the node's name in the input model (unique in the graph)
+  // Unique among the graph's nodes. For a node of the input model, its name
+  // there; for a synthesized node, a readable name derived from the model node
+  // it serves ("conv1/transpose").
+  std::string name;
+  // True when an importer or pass created this node and it is not a node of
+  // the input model (a layout transpose, a helper reshape, the second Add of a
+  // Sum). Its name then never appears in any node's source_nodes, so tools that
+  // map the IR back to the model (the DESIGN.md `schedule`) skip it.
+  bool synthesized = false;
   OpType op = OpType::kAdd;
   std::vector<TensorId> inputs;  // kNoTensor marks an absent optional input
   std::vector<TensorId> outputs;
   OpAttrs attrs;
   FusedActivation activation;
-  // Nodes of the input model folded into this one at import (activations,
-  // BatchNormalization, Pad, Q/DQ): the schedule lists them where this runs.
-  std::vector<std::string> fused_names;
+  // Every input-model node this IR node runs, in the input model's execution
+  // order: its own name (unless synthesized) together with the nodes folded
+  // into it at import (a Pad or DequantizeLinear before it, a Relu,
+  // BatchNormalization or QuantizeLinear after it, constant subgraphs feeding
+  // it). Across an imported graph each input-model node is listed by exactly
+  // one IR node, and folded nodes keep their place relative to the node's
+  // own, so expanding the IR's order through these lists gives an order of
+  // the input model's nodes that respects its edges (driver/schedule_names.h).
+  // Graphs built by hand (tests) may leave it empty.
+  std::vector<std::string> source_nodes;
 
   template <typename A>
   const A& attr() const { return std::get<A>(attrs); }

@@ -260,6 +260,19 @@ TEST(VerifyGraph, AcceptsAWellFormedChain) {
   EXPECT_TRUE(verify_graph(g.graph));
 }
 
+TEST(VerifyGraph, RejectsTwoTensorsWithOneName) {
+  TestGraph g;
+  TensorId x = g.activation("x", {1, 4});
+  TensorId a = g.activation("x", {1, 4});
+  g.graph.inputs = {x};
+  g.node(OpType::kSigmoid, {x}, {a});
+  g.graph.outputs = {a};
+  auto status = verify_graph(g.graph);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("tensor name 'x' is used by tensors 0 and 1"), std::string::npos)
+      << status.error().message;
+}
+
 TEST(InferGraphShapes, ReportsTheNodeWhoseDeclaredOutputDisagrees) {
   TestGraph g;
   TensorId x = g.activation("x", {1, 4});

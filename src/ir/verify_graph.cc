@@ -1,5 +1,6 @@
 #include "ir/verify_graph.h"
 
+#include <map>
 #include <set>
 
 #include "ir/op_decl.h"
@@ -18,6 +19,16 @@ Status verify_graph(const Graph& graph) {
   const auto tensor_count = static_cast<TensorId>(graph.tensors.size());
   auto valid = [&](TensorId id) { return id >= 0 && id < tensor_count; };
 
+  // Tensor names are how reports, the C API and other tools refer to tensors.
+  std::map<std::string, TensorId> tensor_names;
+  for (TensorId id = 0; id < tensor_count; ++id) {
+    const auto [it, added] = tensor_names.emplace(graph.tensor(id).name, id);
+    if (!added) {
+      return error(nullptr, "tensor name '" + graph.tensor(id).name + "' is used by tensors " +
+                                std::to_string(it->second) + " and " + std::to_string(id) +
+                                "; tensor names must be unique");
+    }
+  }
   std::vector<bool> available(graph.tensors.size(), false);
   for (TensorId id = 0; id < tensor_count; ++id) {
     const Tensor& t = graph.tensor(id);

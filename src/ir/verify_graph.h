@@ -3,7 +3,8 @@
 // input or the output of an earlier node (so node order is a valid execution
 // order and the graph is acyclic); each tensor has at most one producer; every
 // output shape agrees with its operator's declaration; constants hold exactly
-// their bytes; quantized activations carry quantization parameters.
+// their bytes; quantized activations carry quantization parameters; node
+// names and tensor names are unique.
 #pragma once
 
 #include "ir/graph.h"

@@ -49,17 +49,13 @@ bool has_float_conv(const ir::Graph& g) {
   return false;
 }
 
-// Every node of the model is listed exactly once by IR names + fused names,
-// apart from helper nodes the importer adds (names with '#').
+// Every node of the model is listed exactly once in some IR node's
+// source_nodes (synthesized helper nodes list only model nodes folded into them).
 size_t count_listed_model_names(const ir::Graph& g) {
   std::set<std::string> names;
   size_t total = 0;
   for (const auto& n : g.nodes) {
-    if (n.name.find('#') == std::string::npos) {
-      names.insert(n.name);
-      ++total;
-    }
-    for (const auto& f : n.fused_names) {
+    for (const auto& f : n.source_nodes) {
       names.insert(f);
       ++total;
     }

@@ -31,9 +31,8 @@ ir::Graph import_or_fail(const std::string& model) {
 // The node that runs `onnx_name`: the node itself or the one it was fused into.
 const ir::Node* find_node_running(const ir::Graph& graph, const std::string& onnx_name) {
   for (const ir::Node& node : graph.nodes) {
-    if (node.name == onnx_name) return &node;
-    for (const std::string& fused : node.fused_names)
-      if (fused == onnx_name) return &node;
+    for (const std::string& source : node.source_nodes)
+      if (source == onnx_name) return &node;
   }
   return nullptr;
 }
@@ -136,12 +135,11 @@ TEST(ZooImport, EveryOnnxNodeRunsExactlyOnce) {
   Result<onnx::ModelProto> proto = build_zoo_model(name);
   ASSERT_TRUE(proto.has_value());
   const ir::Graph graph = import_or_fail("zoo:" + name);
-  // Nodes the importer adds itself carry a '#' in their name (onnx_context.cc)
-  // and list the model nodes they stand for in fused_names.
+  // Every IR node lists the model nodes it runs in source_nodes (its own name
+  // unless the importer synthesized it).
   std::map<std::string, int> runs;
   for (const ir::Node& node : graph.nodes) {
-    if (node.name.find('#') == std::string::npos) ++runs[node.name];
-    for (const std::string& fused : node.fused_names) ++runs[fused];
+    for (const std::string& source : node.source_nodes) ++runs[source];
   }
   std::set<std::string> missing;
   for (const onnx::NodeProto& node : proto->graph().node()) {

@@ -102,7 +102,10 @@ nlohmann::json make_info_json(const ir::Graph& graph, const std::vector<Operator
                          {"dtype", row.dtype},
                          {"macs", row.macs},
                          {"activation", activation},
-                         {"fused", node.fused_names}});
+                         // The input-model nodes this operator runs, in model order
+                         // (its own name unless it is synthesized by the importer).
+                         {"synthesized", node.synthesized},
+                         {"source_nodes", node.source_nodes}});
   }
 
   nlohmann::json info = {{"model", graph.name},
