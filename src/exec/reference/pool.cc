@@ -103,6 +103,9 @@ Status run_pool(const KernelArgs& args, bool is_max) {
       value = count == 0 ? qy.zero_point : requantize(max);
     } else {
       const auto divisor = static_cast<int32_t>(a.count_include_pad ? full_window : count);
+      // A padded tap is real 0, i.e. the zero point, and counts when the
+      // divisor counts it (ONNX count_include_pad; TFLite never sets it).
+      if (a.count_include_pad) sum += static_cast<int32_t>(full_window - count) * qx.zero_point;
       if (divisor == 0) {
         value = qy.zero_point;
       } else if (same_params) {
