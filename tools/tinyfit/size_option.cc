@@ -17,7 +17,7 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, int64_t& by
         text = std::to_string(*parsed);
         return {};
       },
-      "SIZE", "byte size");
+      "", "byte size");
   return app.add_option(name, bytes, description + " (262144, 256KiB or 256KB)")
       ->transform(byte_size)
       ->type_name("SIZE");
