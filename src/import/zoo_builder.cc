@@ -340,8 +340,16 @@ ZooValue ZooBuilder::add_sum(std::string_view layer, const std::vector<ZooValue>
     TINYFIT_CHECK(input.shape == inputs[0].shape) << layer << ": " << input.name;
     names.push_back(input.name);
   }
-  add_node(inputs.size() == 2 ? "Add" : "Sum", name, std::move(names), name);
-  return add_quantize_pair(name, name, inputs[0].shape, kLinearQuant);
+  // A chain of two-input Adds, each with its Q/DQ pair: the importer expands
+  // an ONNX Sum into such a chain too, but its partial sums would stay float
+  // (no Q/DQ pair to fold), so int8 models spell the chain out.
+  ZooValue sum = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const std::string partial = i + 1 == inputs.size() ? name : name + "/partial" + std::to_string(i);
+    add_node("Add", partial, {sum.name, names[i]}, partial);
+    sum = add_quantize_pair(partial, partial, inputs[0].shape, kLinearQuant);
+  }
+  return sum;
 }
 
 ZooValue ZooBuilder::add_relu(std::string_view layer, const ZooValue& x) {

@@ -86,8 +86,8 @@ class ZooBuilder {
   // Residual connection.
   ZooValue add_add(std::string_view name, const ZooValue& a, const ZooValue& b);
 
-  // The sum of two or more equally shaped values: one ONNX Add for two, one
-  // Sum for more (the importer expands it into a chain of Adds).
+  // The sum of two or more equally shaped values: a chain of ONNX Adds (the
+  // last one named `name`, the others `name`/partialN), each quantized.
   ZooValue add_sum(std::string_view name, const std::vector<ZooValue>& inputs);
 
   // A standalone Relu (on a value other operators also read, so it cannot be

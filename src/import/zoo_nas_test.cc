@@ -165,24 +165,23 @@ TEST(NasZoo, AmoebaNetReductionCellHasTheFactorised7x7Conv) {
 
 TEST(RandWireZoo, EachCellHasTheWattsStrogatzEdgeCount) {
   // WS(n, k=4) has n*k/2 edges and rewiring moves edges without adding or
-  // removing any, so each cell's node inputs sum to 2n: a node's ReLU reads
-  // the cell input (0 edges), one predecessor (1) or a sum of m of them (m).
+  // removing any, so each cell has 2n edges: uses of a node's output (its
+  // pointwise conv) by another node's ReLU or input sum. The cell's output
+  // sum is not an edge.
   for (const int64_t nodes : {8, 32, 64}) {
     const std::string name = "randwire-" + std::to_string(nodes) + "-s3-f32";
     SCOPED_TRACE(name);
     const onnx::ModelProto model = build_model(name);
-    std::map<std::string, int> sum_inputs;
-    for (const onnx::NodeProto& node : model.graph().node())
-      if (node.op_type() == "Add" || node.op_type() == "Sum") sum_inputs[node.output(0)] = node.input_size();
     for (int cell = 1; cell <= 3; ++cell) {
       const std::string prefix = "cell" + std::to_string(cell) + "/";
       int edges = 0;
       for (const onnx::NodeProto& node : model.graph().node()) {
-        if (!starts_with(node.name(), prefix) || node.op_type() != "Relu") continue;
-        // The previous cell's output (a sum too) is the cell input: 0 edges.
-        const std::string& input = node.input(0);
-        if (!starts_with(input, prefix)) continue;
-        edges += sum_inputs.contains(input) ? sum_inputs[input] : 1;
+        if (!starts_with(node.name(), prefix + "node")) continue;
+        if (node.op_type() != "Relu" && node.op_type() != "Add") continue;
+        for (const std::string& input : node.input()) {
+          const bool pointwise = input.size() > 10 && input.substr(input.size() - 10) == "/pointwise";
+          edges += starts_with(input, prefix) && pointwise ? 1 : 0;
+        }
       }
       EXPECT_EQ(edges, 2 * nodes) << prefix;
       // One ReLU, depthwise and pointwise conv per node.
