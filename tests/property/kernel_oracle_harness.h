@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -64,12 +65,17 @@ struct Tolerance {
   double relative = 0;  // float: |actual - expected| <= absolute + relative * |expected|
   double absolute = 0;
   int32_t quanta = 0;   // i8/u8: |actual - expected| <= quanta
+  // Of all elements in the batch, the share that may differ at all (within
+  // the tolerance above): a per-element allowance must not hide a bias.
+  double max_inexact_share = 1.0;
 };
 inline constexpr Tolerance kExact{};
 // Float kernels accumulate in double or use float libm; the oracle is float64.
 inline constexpr Tolerance kFloatTolerance{1e-5, 1e-6, 0};
-// TFLite's fixed-point transcendental kernels against the real function.
-inline constexpr Tolerance kOneQuantum{0, 0, 1};
+// TFLite's fixed-point transcendental kernels against the real function: one
+// quantum per element, on at most 1% of the elements (measured over 400 cases
+// per dtype: Sigmoid and Softmax never differed, HardSwish ~0.1% of elements).
+inline constexpr Tolerance kOneQuantum{0, 0, 1, 0.01};
 
 // One operator application: a one-node graph; weights and biases are
 // constants, every other node input is a graph input.
@@ -218,9 +224,10 @@ inline std::string format_index(const ir::Shape& shape, int64_t flat) {
 }
 
 // Empty when `actual` matches `expected` within `tol`, else the first
-// differing element, the count and the largest difference.
+// differing element, the count and the largest difference. Adds the number
+// of integer elements that differ but within tolerance to `*inexact`.
 inline std::string compare_outputs(const exec::TensorData& actual, const exec::TensorData& expected,
-                                   const Tolerance& tol) {
+                                   const Tolerance& tol, int64_t* inexact) {
   if (actual.dtype != expected.dtype || actual.num_elements() != expected.num_elements()) {
     return "oracle output is " + std::string(ir::dtype_name(expected.dtype)) + "[" +
            ir::format_shape(expected.shape) + "], kernel output " + std::string(ir::dtype_name(actual.dtype)) +
@@ -236,7 +243,10 @@ inline std::string compare_outputs(const exec::TensorData& actual, const exec::T
     const double diff = std::abs(a - e);
     const bool ok = is_float ? diff <= tol.absolute + tol.relative * std::abs(e) || a == e
                              : diff <= tol.quanta;
-    if (ok) continue;
+    if (ok) {
+      if (a != e && !is_float) ++*inexact;
+      continue;
+    }
     largest = std::max(largest, diff);
     if (differing++ == 0) {
       first << "first difference at " << format_index(actual.shape, i) << " (flat " << i << "): kernel "
@@ -330,6 +340,7 @@ inline void expect_kernel_matches_oracle(const std::string& batch, int cases, co
     return;  // keep the directory for inspection
   }
 
+  int64_t elements = 0, inexact = 0;
   for (const Ran& r : ran) {
     const ir::Node& node = r.c.graph.nodes.at(0);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -339,7 +350,8 @@ inline void expect_kernel_matches_oracle(const std::string& batch, int cases, co
         failed = true;
         continue;
       }
-      const std::string difference = compare_outputs(r.outputs[i], *expected, tol);
+      elements += r.outputs[i].num_elements();
+      const std::string difference = compare_outputs(r.outputs[i], *expected, tol, &inexact);
       if (!difference.empty()) {
         ADD_FAILURE() << batch << " seed " << r.seed << " output " << i << ": " << difference << "\n  "
                       << describe_case(r.c) << "\n  case files: " << r.dir.string()
@@ -347,6 +359,16 @@ inline void expect_kernel_matches_oracle(const std::string& batch, int cases, co
         failed = true;
       }
     }
+  }
+  if (inexact > 0) {
+    std::cout << "  " << batch << ": " << inexact << " of " << elements
+              << " elements differ within tolerance\n";
+  }
+  if (static_cast<double>(inexact) > tol.max_inexact_share * static_cast<double>(elements)) {
+    ADD_FAILURE() << batch << ": " << inexact << " of " << elements
+                  << " elements differ (within tolerance each), more than the allowed share "
+                  << tol.max_inexact_share << ": a systematic bias?";
+    failed = true;
   }
   if (!failed) fs::remove_all(dir);
 }
