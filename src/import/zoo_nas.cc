@@ -43,7 +43,9 @@
 namespace tinyfit::import {
 namespace {
 
-enum class NasOp { kIdentity, kSepConv3, kSepConv5, kSepConv7, kDilConv3, kMaxPool3, kAvgPool3, kConv1x7And7x1 };
+enum class NasOp {
+  kIdentity, kSepConv3, kSepConv5, kSepConv7, kDilConv3, kMaxPool3, kAvgPool3, kConv1x7And7x1
+};
 
 struct NasEdge {
   NasOp op;
@@ -139,9 +141,10 @@ ZooValue add_factorized_reduce(ZooBuilder& builder, const std::string& name, con
                                int64_t filters) {
   TINYFIT_CHECK(filters % 2 == 0) << name << ": odd width " << filters;
   const ZooValue relu = builder.add_relu(name + "/relu", x);
-  const ZooValue even = builder.add_conv(name + "/conv1", relu, ZooConv{filters / 2, 1, 2, 1, ZooActivation::kNone});
+  const ZooConv half{filters / 2, 1, 2, 1, ZooActivation::kNone};
+  const ZooValue even = builder.add_conv(name + "/conv1", relu, half);
   const ZooValue shifted = builder.add_crop_top_left(name + "/shift", relu, 1, 1);
-  const ZooValue odd = builder.add_conv(name + "/conv2", shifted, ZooConv{filters / 2, 1, 2, 1, ZooActivation::kNone});
+  const ZooValue odd = builder.add_conv(name + "/conv2", shifted, half);
   return builder.add_concat(name + "/concat", {even, odd});
 }
 
@@ -170,7 +173,8 @@ ZooValue add_edge(ZooBuilder& builder, const std::string& name, NasOp op, const 
       const int64_t kernel = op == NasOp::kSepConv3 ? 3 : op == NasOp::kSepConv5 ? 5 : 7;
       const ZooValue relu = builder.add_relu(name + "/relu", x);
       // The second ReLU is the first pointwise conv's fused activation.
-      const ZooValue y = add_separable(builder, name + "/sep1", relu, kernel, stride, 1, filters, ZooActivation::kRelu);
+      const ZooValue y =
+          add_separable(builder, name + "/sep1", relu, kernel, stride, 1, filters, ZooActivation::kRelu);
       return add_separable(builder, name + "/sep2", y, kernel, 1, 1, filters, ZooActivation::kNone);
     }
     case NasOp::kDilConv3: {
