@@ -111,6 +111,15 @@ def main():
         [helper.make_node("Add", ["x", "ghost"], ["y"], name="add0")],
         "dangling_input", [x], [y]))
 
+    # A node with no outputs at all (found by tests/fuzz with seed 1,
+    # inconsistent_shapes.onnx:78: one flipped byte dropped add0's output).
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 4])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    save("node_without_output.onnx", helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], [], name="add0")], "node_without_output",
+        [a, b], [y]))
+
     # An initializer whose payload is shorter than its dims say.
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4, 3, 3, 3], raw_data=b"\0" * 16)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])

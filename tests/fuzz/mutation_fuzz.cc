@@ -284,9 +284,11 @@ TEST(MutationFuzz, ImportersReturnAGraphOrADiagOnEveryMutant) {
       std::snprintf(g_current_case, sizeof(g_current_case), "%s", where.c_str());
 
       watchdog.start_case();
+      bool failed = true;
       try {
         auto graph = tinyfit::import::import_model(mutant_path.string());
         if (graph) ++accepted;
+        failed = false;
       } catch (const tinyfit::InternalError& e) {
         ADD_FAILURE() << "internal error escaped: " << e.what() << "\n  " << where;
       } catch (const std::bad_alloc&) {
@@ -297,7 +299,7 @@ TEST(MutationFuzz, ImportersReturnAGraphOrADiagOnEveryMutant) {
       watchdog.end_case();
       ++total;
       ++done;
-      if (HasFailure()) {
+      if (failed) {
         // Keep the failing input for tests/errors/ before the next mutant overwrites it.
         fs::copy_file(mutant_path, work_dir / ("failure_" + std::to_string(total) +
                                                model.extension().string()));
