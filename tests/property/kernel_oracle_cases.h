@@ -130,9 +130,12 @@ inline ir::QuantParams random_weight_quant(Random& r, ir::DType dtype, int64_t c
 }
 
 // The output scale that keeps a typical accumulator of `taps` products inside
-// roughly a hundred quanta, times a random factor (some saturate, some do not).
+// roughly a hundred quanta, times a random factor (some saturate, some do not);
+// one case in ten is far finer, so the multiplier exceeds 1 and TFLite's
+// left-shift path (which wraps in int32) runs too.
 inline float conv_output_scale(Random& r, float in_scale, float w_scale, int64_t taps) {
-  return in_scale * w_scale * 70.0f * static_cast<float>(std::sqrt(static_cast<double>(taps)) * r.uniform(0.3, 3));
+  const double factor = r.chance(0.1) ? r.log_uniform(0.001, 0.5) : 70 * r.uniform(0.3, 3);
+  return in_scale * w_scale * static_cast<float>(std::sqrt(static_cast<double>(taps)) * factor);
 }
 
 enum class ConvKind { kConv, kDepthwise };
