@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <limits>
 #include <exception>
 #include <new>
@@ -25,14 +26,20 @@ namespace {
 // list_order_algorithms() order.
 constexpr std::string_view kOrderColumns[] = {"given", "rpo", "exact", "hierarchical"};
 
+template <typename F>
+auto time_call(Timing& time, F&& f) {
+  const Stopwatch stopwatch;
+  auto result = f();
+  time = stopwatch.read();
+  return result;
+}
+
 Deadline make_deadline(double seconds) { return Deadline(std::chrono::duration<double>(seconds)); }
 
-template <typename F>
-auto time_call(double& seconds, F&& f) {
-  const auto start = std::chrono::steady_clock::now();
-  auto result = f();
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+double read_thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 std::vector<const schedule::OrderAlgorithm*> list_measured_orders() {
@@ -65,7 +72,7 @@ std::vector<analysis::Order> run_orders(const analysis::BufferGraph& bg, const M
     }
     OrderRun run;
     run.algorithm = name;
-    schedule::OrderResult result = time_call(run.seconds, [&] { return algorithm->run(bg, order_options); });
+    schedule::OrderResult result = time_call(run.time, [&] { return algorithm->run(bg, order_options); });
     run.optimal = result.optimal;
     run.note = result.note;
     run.states_explored = result.states_explored;
@@ -127,7 +134,7 @@ InplaceRun measure_inplace(const ir::Graph& graph, const analysis::BufferGraph& 
   InplaceRun run;
   run.order = ordinary.algorithm;
   const analysis::InplaceResult inplace =
-      time_call(run.seconds, [&] { return analysis::apply_inplace(graph, bg, order); });
+      time_call(run.time, [&] { return analysis::apply_inplace(graph, bg, order); });
   run.peak_bytes = analysis::compute_memory_profile(inplace.graph, order).peak_bytes;
   run.merges = static_cast<int>(inplace.merges.size());
   if (run.peak_bytes > ordinary.peak_bytes) {
@@ -147,7 +154,7 @@ void run_placements(std::span<const plan::PlacementBuffer> records, const Measur
     PlacementRun run;
     run.algorithm = name;
     const plan::Placement placement =
-        time_call(run.seconds, [&] { return algorithm.place(records, placement_options); });
+        time_call(run.time, [&] { return algorithm.place(records, placement_options); });
     run.arena_bytes = placement.arena_bytes;
     run.fragmentation = plan::compute_fragmentation(placement.arena_bytes, m.placement_peak_bytes);
     run.proven_optimal = placement.proven_optimal;
@@ -233,6 +240,13 @@ void measure_graph(const ir::Graph& graph, const MeasureOptions& options, ModelM
 }
 
 }  // namespace
+
+Timing Stopwatch::read() const {
+  return {read_thread_cpu_seconds() - cpu_start_,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count()};
+}
+
+Stopwatch::Stopwatch() : cpu_start_(read_thread_cpu_seconds()), wall_start_(std::chrono::steady_clock::now()) {}
 
 ModelMeasurement measure_memory_plans(const ir::Graph& graph, std::string model_name,
                                       const MeasureOptions& options) {

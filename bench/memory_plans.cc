@@ -137,14 +137,14 @@ class ProgressLine {
 ModelMeasurement measure_source(const ModelSource& source, const BenchOptions& options, size_t index,
                                 ProgressLine& progress) {
   progress.show(index, source.name, "import", 0.0);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   Result<ir::Graph> graph = import::import_model(source.import);
-  const double import_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Timing import_time = stopwatch.read();
   if (!graph) {
     ModelMeasurement m;
     m.model = source.name;
     m.import_error = graph.error().format();
-    m.import_seconds = import_seconds;
+    m.import_time = import_time;
     return m;
   }
   MeasureOptions measure;
@@ -153,7 +153,7 @@ ModelMeasurement measure_source(const ModelSource& source, const BenchOptions& o
     progress.show(index, source.name, phase, fraction);
   };
   ModelMeasurement m = measure_memory_plans(*graph, source.name, measure);
-  m.import_seconds = import_seconds;
+  m.import_time = import_time;
   return m;
 }
 
@@ -173,7 +173,7 @@ int run_bench(const BenchOptions& options, const std::string& command) {
   run.date_utc = format_date_utc();
   run.machine = describe_machine();
   run.build_type = TINYFIT_BUILD_TYPE;
-  run.models_dir = options.models_dir;
+  run.models_dir = fs::weakly_canonical(options.models_dir, error).string();
   run.time_limit_seconds = options.time_limit_seconds;
   ProgressLine progress(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) {

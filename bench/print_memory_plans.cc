@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 
 namespace tinyfit::bench {
 namespace {
@@ -49,13 +50,13 @@ std::string escape_cell(std::string_view text) {
 
 std::string format_order_cell(const OrderRun& run) {
   if (!run.topological) return "not topological";
-  return format_thousands(run.peak_bytes) + (run.optimal ? " ✓" : "") + " (" + format_seconds(run.seconds) + ")";
+  return format_thousands(run.peak_bytes) + (run.optimal ? " ✓" : "") + " (" + format_seconds(run.time.cpu_seconds) + ")";
 }
 
 std::string format_placement_cell(const PlacementRun& run) {
   if (!run.valid) return "invalid";
   std::string cell = format_thousands(run.arena_bytes) + (run.proven_optimal ? " ✓" : "") + " ×" +
-                     format_fixed(run.fragmentation, 3) + " (" + format_seconds(run.seconds) + ")";
+                     format_fixed(run.fragmentation, 3) + " (" + format_seconds(run.time.cpu_seconds) + ")";
   if (run.algorithm == "best" && !run.winner.empty()) cell += " " + run.winner;
   return cell;
 }
@@ -90,23 +91,30 @@ double ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / sta
 
 void print_ratio_summary(std::ostream& out, const BenchRun& run) {
   // Geometric means: the right mean for ratios (a 2x gain and a 2x loss cancel).
-  double log_best = 0.0, log_inplace = 0.0, log_fragmentation = 0.0;
+  // Keyed by name, in the order first seen, so a new algorithm joins the summary.
+  std::vector<std::pair<std::string, double>> log_sums;
+  auto add = [&log_sums](const std::string& key, double value) {
+    for (auto& [name, sum] : log_sums) {
+      if (name == key) {
+        sum += std::log(value);
+        return;
+      }
+    }
+    log_sums.emplace_back(key, std::log(value));
+  };
   int n = 0;
   for (const ModelMeasurement& m : run.models) {
     const OrderRun* given = find_order(m, "given");
     if (!given || !m.problems.empty() || m.placements.empty() || given->peak_bytes <= 0) continue;
-    log_best += std::log(ratio(m.best_peak_bytes, given->peak_bytes));
-    log_inplace += std::log(ratio(m.inplace_best.peak_bytes, given->peak_bytes));
-    for (const PlacementRun& r : m.placements) {
-      if (r.algorithm == "best") log_fragmentation += std::log(r.fragmentation);
-    }
+    for (const OrderRun& r : m.orders) add("order " + r.algorithm + " / given", ratio(r.peak_bytes, given->peak_bytes));
+    add("in-place on the given order / given", ratio(m.inplace_given.peak_bytes, given->peak_bytes));
+    add("in-place on the best order / given", ratio(m.inplace_best.peak_bytes, given->peak_bytes));
+    for (const PlacementRun& r : m.placements) add("place " + r.algorithm + " arena / peak", r.fragmentation);
     ++n;
   }
   if (n == 0) return;
-  auto mean = [n](double log_sum) { return format_fixed(std::exp(log_sum / n), 3); };
-  out << "\nGeometric means over the " << n << " models measured without problems: best order / given = "
-      << mean(log_best) << ", in-place on the best order / given = " << mean(log_inplace)
-      << ", best placement's arena / peak = " << mean(log_fragmentation) << ".\n";
+  out << "\nGeometric means over the " << n << " models measured without problems:\n\n";
+  for (const auto& [name, sum] : log_sums) out << "- " << name << ": " << format_fixed(std::exp(sum / n), 4) << "\n";
 }
 
 }  // namespace
@@ -118,7 +126,7 @@ void print_markdown(std::ostream& out, const BenchRun& run) {
       << "- machine: " << run.machine << "; build: " << run.build_type << "\n"
       << "- models: every .onnx/.tflite under `" << run.models_dir << "`, then the zoo; time limit "
       << format_fixed(run.time_limit_seconds, 0) << " s per search\n\n"
-      << "Bytes of activation memory (DESIGN.md accounting), then the time the algorithm took in this run.\n"
+      << "Bytes of activation memory (DESIGN.md accounting), then the CPU time the algorithm took in this run.\n"
       << "✓ = proven optimal (orders: the minimum peak over all topological orders; placements: the\n"
       << "minimum arena for these buffers). Orders and in-place give peak_bytes; `best / given` is the\n"
       << "lowest order peak over the given order's. Placements place the given order without in-place\n"
@@ -184,7 +192,8 @@ nlohmann::json make_json(const BenchRun& run) {
     for (const OrderRun& r : m.orders) {
       orders.push_back({{"algorithm", r.algorithm},
                         {"peak_bytes", r.peak_bytes},
-                        {"seconds", r.seconds},
+                        {"cpu_seconds", r.time.cpu_seconds},
+                        {"wall_seconds", r.time.wall_seconds},
                         {"optimal", r.optimal},
                         {"note", r.note},
                         {"states_explored", r.states_explored},
@@ -194,7 +203,8 @@ nlohmann::json make_json(const BenchRun& run) {
     for (const PlacementRun& r : m.placements) {
       placements.push_back({{"algorithm", r.algorithm},
                             {"arena_bytes", r.arena_bytes},
-                            {"seconds", r.seconds},
+                            {"cpu_seconds", r.time.cpu_seconds},
+                            {"wall_seconds", r.time.wall_seconds},
                             {"fragmentation", r.fragmentation},
                             {"proven_optimal", r.proven_optimal},
                             {"winner", r.winner},
@@ -202,10 +212,15 @@ nlohmann::json make_json(const BenchRun& run) {
                             {"valid", r.valid}});
     }
     auto inplace = [](const InplaceRun& r) {
-      return nlohmann::json{
-          {"order", r.order}, {"peak_bytes", r.peak_bytes}, {"merges", r.merges}, {"seconds", r.seconds}};
+      return nlohmann::json{{"order", r.order},
+                            {"peak_bytes", r.peak_bytes},
+                            {"merges", r.merges},
+                            {"cpu_seconds", r.time.cpu_seconds},
+                            {"wall_seconds", r.time.wall_seconds}};
     };
-    nlohmann::json model = {{"model", m.model}, {"import_seconds", m.import_seconds}, {"problems", m.problems}};
+    nlohmann::json model = {{"model", m.model},
+                            {"import_cpu_seconds", m.import_time.cpu_seconds},
+                            {"problems", m.problems}};
     if (!m.import_error.empty()) {
       model["import_error"] = m.import_error;
     } else {
