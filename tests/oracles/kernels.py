@@ -80,6 +80,19 @@ def weight_zero_points(w, channels):
     return np.array([zero_point_of(w, c) for c in range(channels)], dtype=np.int64)
 
 
+def real_weights(t, w):
+    """Float weights; a hybrid model's int8 weights dequantized per channel along
+    their axis (float32 values, like the float kernels load them)."""
+    if t["dtype"] == "f32":
+        return w.astype(np.float64)
+    channels = w.shape[t["axis"]]
+    shape = [1] * w.ndim
+    shape[t["axis"]] = channels
+    scale = np.array([float(scale_of(t, c)) for c in range(channels)]).reshape(shape)
+    zero_point = np.array([zero_point_of(t, c) for c in range(channels)]).reshape(shape)
+    return (scale * (w.astype(np.float64) - zero_point)).astype(np.float32).astype(np.float64)
+
+
 def is_quantized(t):
     return t["dtype"] in ("i8", "u8")
 
@@ -136,7 +149,7 @@ def conv_op(spec, ins, depthwise=False):
     has_bias = len(ins) > 2 and ins[2] is not None
     if y_spec["dtype"] == "f32":
         bias = ins[2].astype(np.float64) if has_bias else np.zeros(channels)
-        y = conv_like(spec, ins[0].astype(np.float64), ins[1].astype(np.float64), bias, depthwise)
+        y = conv_like(spec, ins[0].astype(np.float64), real_weights(w_spec, ins[1]), bias, depthwise)
         return [clamp_float(spec, y)]
     x = ins[0].astype(np.int64) - zero_point_of(x_spec)
     w_zero_points = weight_zero_points(w_spec, channels)  # per output channel
@@ -153,7 +166,7 @@ def fully_connected_op(spec, ins):
     if y_spec["dtype"] == "f32":
         x = ins[0].astype(np.float64).reshape(-1, in_features)
         bias = ins[2].astype(np.float64) if has_bias else 0.0
-        return [clamp_float(spec, x @ ins[1].astype(np.float64).T + bias)]
+        return [clamp_float(spec, x @ real_weights(w_spec, ins[1]).T + bias)]
     x = ins[0].astype(np.int64).reshape(-1, in_features) - zero_point_of(spec["inputs"][0])
     w = ins[1].astype(np.int64) - weight_zero_points(w_spec, out_features)[:, None]
     bias = ins[2].astype(np.int64) if has_bias else 0

@@ -133,6 +133,15 @@ inline ir::QuantParams random_weight_quant(Random& r, ir::DType dtype, int64_t c
 // roughly a hundred quanta, times a random factor (some saturate, some do not);
 // one case in ten is far finer, so the multiplier exceeds 1 and TFLite's
 // left-shift path (which wraps in int32) runs too.
+// Float weights, or one time in four a hybrid model's int8 weights with
+// per-channel scales (the float kernels dequantize them).
+inline ir::TensorId add_float_weights(Random& r, OracleCase& c, const ir::Shape& shape, int64_t channels,
+                                      int32_t axis) {
+  if (r.chance(0.75)) return add_constant(c, "w", random_tensor(r, ir::DType::kF32, shape, -1, 1));
+  return add_constant(c, "w", random_tensor(r, ir::DType::kI8, shape),
+                      random_weight_quant(r, ir::DType::kI8, channels, axis, r.log_uniform(0.002, 0.02)));
+}
+
 inline float conv_output_scale(Random& r, float in_scale, float w_scale, int64_t taps) {
   const double factor = r.chance(0.1) ? r.log_uniform(0.001, 0.5) : 70 * r.uniform(0.3, 3);
   return in_scale * w_scale * static_cast<float>(std::sqrt(static_cast<double>(taps)) * factor);
@@ -165,7 +174,7 @@ inline OracleCase make_conv_case(Random& r, ir::DType dtype, ConvKind kind) {
   ir::TensorId x, w, b = ir::kNoTensor, y;
   if (dtype == ir::DType::kF32) {
     x = add_input(c, "x", random_tensor(r, dtype, x_shape, -1, 1));
-    w = add_constant(c, "w", random_tensor(r, dtype, w_shape, -1, 1));
+    w = add_float_weights(r, c, w_shape, out_channels, kind == ConvKind::kDepthwise ? 3 : 0);
     if (with_bias) b = add_constant(c, "b", random_tensor(r, dtype, {out_channels}, -1, 1));
     y = add_output(c, "y", dtype, y_shape);
   } else {
@@ -209,7 +218,7 @@ inline OracleCase make_fully_connected_case(Random& r, ir::DType dtype) {
   ir::TensorId x, w, b = ir::kNoTensor, y;
   if (dtype == ir::DType::kF32) {
     x = add_input(c, "x", random_tensor(r, dtype, x_shape, -1, 1));
-    w = add_constant(c, "w", random_tensor(r, dtype, w_shape, -1, 1));
+    w = add_float_weights(r, c, w_shape, out_features, 0);
     if (with_bias) b = add_constant(c, "b", random_tensor(r, dtype, {out_features}, -1, 1));
     y = add_output(c, "y", dtype, {batch, out_features});
   } else {
