@@ -61,6 +61,57 @@ TEST(FoldQdq, DroppingIoQuantizationLeavesOnlyTheInt8Conv) {
   EXPECT_EQ(g->nodes[0].source_nodes, (std::vector<std::string>{"xq", "xd", "wd", "c", "yq", "y"}));
 }
 
+// The onnxruntime QDQ form around a Flatten (the zoo's classifier): the
+// Dequantize moves after the Flatten and meets the Flatten's own Quantize.
+std::string flatten_then_gemm(const std::string& flatten_scale) {
+  return R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4,1,1] x) => (float[1,3] y)
+<float s = {0.5}, int8 z = {0}, float fs = {)" + flatten_scale + R"(}, int8[3,4] wq = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+ float ws = {0.25}, float ys = {0.1}, int8 yz = {0}>
+{
+  xq = QuantizeLinear(x, s, z)
+  xd = DequantizeLinear(xq, s, z)
+  f = Flatten(xd)
+  fq = QuantizeLinear(f, fs, z)
+  fd = DequantizeLinear(fq, fs, z)
+  wd = DequantizeLinear(wq, ws, z)
+  m = Gemm<transB = 1>(fd, wd)
+  mq = QuantizeLinear(m, ys, yz)
+  y = DequantizeLinear(mq, ys, yz)
+}
+)";
+}
+
+TEST(FoldQdq, QuantizeOfDequantizeWithEqualParamsFoldsAway) {
+  auto g = import_onnx_text(flatten_then_gemm("0.5"));
+  ASSERT_TRUE(g) << g.error().format();
+  ASSERT_EQ(g->nodes.size(), 2u);  // the int8 Flatten and the int8 FullyConnected
+  for (const ir::Tensor& t : g->tensors) EXPECT_NE(t.dtype, ir::DType::kF32) << t.name;
+  const ir::Node& flatten = g->nodes[0];
+  EXPECT_EQ(flatten.op, ir::OpType::kReshape);
+  // Both nodes of the pair are listed where they ran: xd before the Flatten,
+  // fq after it.
+  EXPECT_EQ(flatten.source_nodes, (std::vector<std::string>{"xq", "xd", "f", "fq"}));
+  EXPECT_EQ(g->nodes[1].source_nodes, (std::vector<std::string>{"fd", "wd", "m", "mq", "y"}));
+  EXPECT_EQ(g->nodes[1].inputs[0], flatten.outputs[0]);
+}
+
+TEST(FoldQdq, QuantizeOfDequantizeWithOtherParamsRequantizes) {
+  auto g = import_onnx_text(flatten_then_gemm("0.25"));
+  ASSERT_TRUE(g) << g.error().format();
+  ASSERT_EQ(g->nodes.size(), 3u);
+  const ir::Node& requantize = g->nodes[1];
+  ASSERT_EQ(requantize.op, ir::OpType::kQuantize);
+  EXPECT_EQ(g->input_tensor(requantize, 0).dtype, ir::DType::kI8);
+  EXPECT_EQ(g->input_tensor(requantize, 0).quant->scale, (std::vector<float>{0.5f}));
+  EXPECT_EQ(g->output_tensor(requantize, 0).quant->scale, (std::vector<float>{0.25f}));
+  EXPECT_FALSE(requantize.synthesized);
+  EXPECT_EQ(requantize.name, "fq");
+  EXPECT_EQ(requantize.source_nodes, (std::vector<std::string>{"fq"}));
+  EXPECT_EQ(g->nodes[0].source_nodes, (std::vector<std::string>{"xq", "xd", "f"}));
+}
+
 TEST(FoldQdq, OpWithoutTrailingQuantizeStaysFloat) {
   auto g = import_onnx_text(R"(
 <ir_version: 8, opset_import: ["" : 13]>

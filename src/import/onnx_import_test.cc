@@ -64,6 +64,62 @@ g (float[1,2,3,3] x) => (float[1,18] y) { y = Flatten(x) }
   EXPECT_EQ(g->nodes[0].op, ir::OpType::kTranspose);
   EXPECT_EQ(g->nodes[0].attr<ir::TransposeAttrs>().perm, (std::vector<int>{0, 3, 1, 2}));
   EXPECT_EQ(g->nodes[1].op, ir::OpType::kReshape);
+  // The Transpose is the importer's, not the model's: marked, named after the
+  // node it serves, listing no model node; the Flatten lists itself.
+  EXPECT_TRUE(g->nodes[0].synthesized);
+  EXPECT_EQ(g->nodes[0].name, "y/transpose");
+  EXPECT_TRUE(g->nodes[0].source_nodes.empty());
+  EXPECT_FALSE(g->nodes[1].synthesized);
+  EXPECT_EQ(g->nodes[1].source_nodes, (std::vector<std::string>{"y"}));
+}
+
+TEST(OnnxImport, HelperNamesNeverTakeAModelNodesName) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(onnx::OnnxParser::Parse(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] a, float[1,4] b, float[1,4] c) => (float[1,4] y)
+{
+  s = Sum(a, b, c)
+  y = Relu(s)
+}
+)").IsOK());
+  // The Sum's helper Add would be "s/sum1", the name the Relu, converted
+  // later, holds in the model.
+  model.mutable_graph()->mutable_node(1)->set_name("s/sum1");
+  auto g = import_onnx_model(model, "test.onnx", {});
+  ASSERT_TRUE(g) << message_of(g);
+  // Sum(a, b, c) = (a + b) + c: a synthesized Add, the Sum's own, the Relu.
+  ASSERT_EQ(g->nodes.size(), 3u);
+  EXPECT_TRUE(g->nodes[0].synthesized);
+  EXPECT_EQ(g->nodes[0].name, "s/sum1_2");
+  EXPECT_TRUE(g->nodes[0].source_nodes.empty());
+  EXPECT_EQ(g->nodes[1].source_nodes, (std::vector<std::string>{"s"}));
+  EXPECT_FALSE(g->nodes[2].synthesized);
+  EXPECT_EQ(g->nodes[2].name, "s/sum1");
+  EXPECT_EQ(g->nodes[2].source_nodes, (std::vector<std::string>{"s/sum1"}));
+}
+
+TEST(OnnxImport, OneNodesConstantsGetDistinctTensorNames) {
+  // QDQ weights and bias of one Conv: once both named "<conv>#q".
+  auto g = import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,2,2] x) => (float[1,2,2,2] y)
+<float xs = {0.5}, int8 xz = {0}, int8[2,1,1,1] wq = {4, -8}, float ws = {0.25}, int8 wz = {0},
+ int32[2] bq = {8, -32}, float bs = {0.125}, int32 bz = {0}>
+{
+  xq = QuantizeLinear(x, xs, xz)
+  xd = DequantizeLinear(xq, xs, xz)
+  wd = DequantizeLinear(wq, ws, wz)
+  bd = DequantizeLinear(bq, bs, bz)
+  c = Conv(xd, wd, bd)
+  yq = QuantizeLinear(c, xs, xz)
+  y = DequantizeLinear(yq, xs, xz)
+}
+)");
+  ASSERT_TRUE(g) << message_of(g);  // verify_graph rejects repeated tensor names
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->input_tensor(g->nodes[0], 1).name, "c/weights");
+  EXPECT_EQ(g->input_tensor(g->nodes[0], 2).name, "c/bias");
 }
 
 TEST(OnnxImport, CycleIsReportedWithANodeName) {

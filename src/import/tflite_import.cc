@@ -114,7 +114,8 @@ Status check_input_shapes(const ir::Graph& graph, const ImportOptions& options) 
 }
 
 // TFLite does not require unique tensor names (and helpers derive theirs from
-// another tensor's): a repeated name gets "_2", "_3", ... The model's inputs
+// another tensor's): a repeated name gets "_1", "_2", ... as node names do
+// (choose_node_name). The model's inputs
 // and outputs keep theirs (the C API names them), then the others in tensor
 // order.
 void make_tensor_names_unique(ir::Graph& graph) {
@@ -131,7 +132,7 @@ void make_tensor_names_unique(ir::Graph& graph) {
     ir::Tensor& t = graph.tensor(id);
     if (kept.insert(t.name).second) continue;
     const std::string base = t.name;
-    for (int k = 2; taken.count(t.name); ++k) t.name = base + "_" + std::to_string(k);
+    for (int k = 1; taken.count(t.name); ++k) t.name = base + "_" + std::to_string(k);
     taken.insert(t.name);
     kept.insert(t.name);
   }

@@ -170,6 +170,11 @@ TEST(TfliteImport, StridedSliceWithShrinkBecomesSliceAndReshape) {
   // rows 1..2 (2), cols 0,2,4 (3): 1x2x3, reshaped to the declared 2x3.
   EXPECT_EQ(graph->output_tensor(graph->nodes[0], 0).shape, (ir::Shape{1, 2, 3}));
   EXPECT_EQ(graph->nodes[1].op, ir::OpType::kReshape);
+  // The slice is the model's operator; the Reshape is the importer's.
+  EXPECT_EQ(graph->nodes[0].source_nodes, (std::vector<std::string>{"y"}));
+  EXPECT_TRUE(graph->nodes[1].synthesized);
+  EXPECT_EQ(graph->nodes[1].name, "y/reshape");  // "<operator>/<role>"
+  EXPECT_TRUE(graph->nodes[1].source_nodes.empty());
 }
 
 TEST(TfliteImport, SplitVResolvesTheMinusOneSize) {
@@ -214,6 +219,9 @@ TEST(TfliteImport, RepeatedOutputNamesAreDisambiguatedInOrder) {
   EXPECT_EQ(graph->nodes[1].name, "y_1");
   EXPECT_EQ(graph->nodes[2].name, "tensor3");  // unnamed tensor 3
   EXPECT_EQ(graph->nodes[1].attr<ir::ClipAttrs>().max, 6.0f);
+  // Tensor names are made unique the same way (verify_graph checks).
+  EXPECT_EQ(graph->output_tensor(graph->nodes[0], 0).name, "y");
+  EXPECT_EQ(graph->output_tensor(graph->nodes[1], 0).name, "y_1");
 }
 
 TEST(TfliteImport, UnsupportedBuiltinAndCustomOperatorsAreNamed) {
