@@ -58,10 +58,12 @@ struct ModelSource {
 };
 
 // Regular files only: golden/ holds directories named like models.
-std::vector<ModelSource> list_model_files(const std::string& dir) {
+std::vector<ModelSource> list_model_files(const std::string& models_dir) {
   std::vector<ModelSource> sources;
   std::error_code error;
-  if (dir.empty() || !fs::is_directory(dir, error)) return sources;
+  if (models_dir.empty() || !fs::is_directory(models_dir, error)) return sources;
+  // Import errors quote the path: /work/shared/models/x, not /work/main/../shared/models/x.
+  const fs::path dir = fs::weakly_canonical(models_dir, error);
   for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir, error)) {
     const std::string extension = entry.path().extension().string();
     if (!entry.is_regular_file() || (extension != ".onnx" && extension != ".tflite")) continue;
