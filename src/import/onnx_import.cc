@@ -109,9 +109,27 @@ Status add_graph_input(Context& ctx, const onnx::GraphProto& g, const onnx::Valu
   return {};
 }
 
+// The IR name of every ONNX node, by index: its own name, else its first
+// output's, else its operator type; a repeated name gets "_2", "_3", ... in
+// file order. Chosen before conversion so helper nodes never take one.
+std::vector<std::string> choose_node_names(const onnx::GraphProto& g) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;
+  for (const auto& node : g.node()) {
+    std::string base = node.name();
+    if (base.empty()) base = node.output_size() && !node.output(0).empty() ? node.output(0) : node.op_type();
+    std::string name = base;
+    for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken.insert(name);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 // Kahn's algorithm, taking ready nodes in model order (a heap of indices), so a
 // topologically sorted model keeps its own order.
-Result<std::vector<int>> sort_nodes(const Context& ctx, const onnx::GraphProto& g) {
+Result<std::vector<int>> sort_nodes(const Context& ctx, const onnx::GraphProto& g,
+                                    const std::vector<std::string>& names) {
   std::map<std::string, int> producer;
   for (int n = 0; n < g.node_size(); ++n) {
     for (const auto& out : g.node(n).output()) {
@@ -129,8 +147,8 @@ Result<std::vector<int>> sort_nodes(const Context& ctx, const onnx::GraphProto& 
       if (in.empty() || ctx.values.count(in)) continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
-        const std::string name = node.name().empty() ? node.output_size() ? node.output(0) : "" : node.name();
-        return ctx.error_at(name, node.op_type(), "input '" + in + "' is not produced by any node");
+        return ctx.error_at(names[static_cast<size_t>(n)], node.op_type(),
+                            "input '" + in + "' is not produced by any node");
       }
       ++missing[static_cast<size_t>(n)];
       users[static_cast<size_t>(it->second)].push_back(n);
@@ -153,8 +171,7 @@ Result<std::vector<int>> sort_nodes(const Context& ctx, const onnx::GraphProto& 
     for (int n = 0; n < g.node_size(); ++n) {
       if (missing[static_cast<size_t>(n)] > 0) {
         const auto& node = g.node(n);
-        return ctx.error_at(node.name().empty() ? node.output(0) : node.name(), node.op_type(),
-                            "the graph has a cycle through this node");
+        return ctx.error_at(names[static_cast<size_t>(n)], node.op_type(), "the graph has a cycle through this node");
       }
     }
   }
@@ -164,6 +181,9 @@ Result<std::vector<int>> sort_nodes(const Context& ctx, const onnx::GraphProto& 
 Status convert_node(Context& ctx) {
   const auto& node = ctx.node();
   const std::string& op = node.op_type();
+  // Converters name their results after output 0; a node without outputs
+  // computes nothing anyone could read (ONNX requires at least one).
+  if (node.output_size() == 0 || node.output(0).empty()) return ctx.error("node has no outputs");
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
     return ctx.error("unsupported operator '" + op + "' (domain '" + node.domain() + "')");
   }
@@ -217,23 +237,6 @@ Status add_graph_output(Context& ctx, const std::string& name) {
   return {};
 }
 
-// The IR name of every ONNX node, by index: its own name, else its first
-// output's, else its operator type; a repeated name gets "_2", "_3", ... in
-// file order. Chosen before conversion so helper nodes never take one.
-std::vector<std::string> choose_node_names(const onnx::GraphProto& g) {
-  std::vector<std::string> names;
-  std::set<std::string> taken;
-  for (const auto& node : g.node()) {
-    std::string base = node.name();
-    if (base.empty()) base = node.output_size() && !node.output(0).empty() ? node.output(0) : node.op_type();
-    std::string name = base;
-    for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
-    taken.insert(name);
-    names.push_back(std::move(name));
-  }
-  return names;
-}
-
 }  // namespace
 
 Result<ir::Graph> import_onnx_model(const onnx::ModelProto& model, const std::string& source,
@@ -257,9 +260,9 @@ Result<ir::Graph> import_onnx_model(const onnx::ModelProto& model, const std::st
     TINYFIT_RETURN_IF_ERROR(add_graph_input(ctx, g, input));
   }
   if (ctx.graph.inputs.empty()) return file_error(source, "model has no inputs");
-  TINYFIT_ASSIGN_OR_RETURN(std::vector<int> order, sort_nodes(ctx, g));
   const std::vector<std::string> names = choose_node_names(g);
   ctx.reserve_model_node_names(names);
+  TINYFIT_ASSIGN_OR_RETURN(std::vector<int> order, sort_nodes(ctx, g, names));
   for (int n : order) {
     const auto& node = g.node(n);
     ctx.set_current(&node, names[static_cast<size_t>(n)]);
