@@ -2,7 +2,10 @@
 # layer, unit tests beside their code with a CTest label.
 
 set(TINYFIT_WARNINGS -Wall -Wextra -Wpedantic -Werror -Wshadow -Wnon-virtual-dtor
-    -Wno-error=deprecated-declarations)
+    -Wno-error=deprecated-declarations
+    # GCC 12 at -O3 reports a false -Wrestrict in libstdc++ string code (seen in
+    # src/ir/op_decl_test.cc); keep it a warning rather than a build failure.
+    -Wno-error=restrict)
 if(TINYFIT_SANITIZE)
   set(TINYFIT_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
       -fno-omit-frame-pointer)
