@@ -1,0 +1,68 @@
+#include "exec/kernel_call.h"
+
+#include <string>
+
+namespace tinyfit::exec {
+
+Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& context) {
+  if (context.call.mode == plan::CallMode::kCopy) return prepare_data_movement_kernel(context);
+  switch (context.node().op) {
+    case ir::OpType::kConv2D:
+    case ir::OpType::kDepthwiseConv2D:
+    case ir::OpType::kFullyConnected:
+      return prepare_conv_kernel(context);
+    case ir::OpType::kMaxPool:
+    case ir::OpType::kAveragePool:
+    case ir::OpType::kMean:
+      return prepare_pool_kernel(context);
+    case ir::OpType::kAdd:
+    case ir::OpType::kSub:
+    case ir::OpType::kMul:
+    case ir::OpType::kClip:
+    case ir::OpType::kSigmoid:
+    case ir::OpType::kHardSwish:
+      return prepare_elementwise_kernel(context);
+    case ir::OpType::kSoftmax:
+    case ir::OpType::kLrn:
+      return prepare_normalization_kernel(context);
+    case ir::OpType::kConcat:
+    case ir::OpType::kSplit:
+    case ir::OpType::kSlice:
+    case ir::OpType::kTranspose:
+    case ir::OpType::kPad:
+    case ir::OpType::kQuantize:
+    case ir::OpType::kDequantize:
+      return prepare_data_movement_kernel(context);
+    case ir::OpType::kReshape:
+      break;  // an alias: the plan never calls it
+  }
+  return fail_no_kernel(context, "an alias operator is never called");
+}
+
+tf_view make_tf_view(const plan::View& view, uint8_t* buffer_base, ir::DType dtype) {
+  TINYFIT_CHECK(view.rank() <= 4) << "view of rank " << view.rank();
+  tf_view result{};
+  result.data = buffer_base + view.offset_elements * ir::dtype_size_bytes(dtype);
+  const int pad = 4 - view.rank();
+  for (int a = 0; a < 4; ++a) {
+    const bool padded = a < pad;
+    result.shape[a] = padded ? 1 : static_cast<int32_t>(view.shape[static_cast<size_t>(a - pad)]);
+    result.strides[a] = padded ? 0 : static_cast<int32_t>(view.strides[static_cast<size_t>(a - pad)]);
+  }
+  return result;
+}
+
+tl::unexpected<Diag> fail_no_kernel(const KernelCallContext& context, std::string_view what) {
+  // A kernel not built yet: exit 2 ("not built yet", never a fake result).
+  Diag diag;
+  diag.code = ExitCode::kBadCommandLine;
+  if (context.call.node >= 0) {
+    diag.node = context.node().name;
+    diag.op = std::string(ir::op_type_name(context.node().op));
+  }
+  diag.message = "no runtime kernel for " + std::string(what) + " (" +
+                 std::string(plan::call_mode_name(context.call.mode)) + " mode)";
+  return tl::unexpected<Diag>(std::move(diag));
+}
+
+}  // namespace tinyfit::exec
