@@ -1,0 +1,42 @@
+// Partial execution (PEX, Liberis & Lane; ../shared/papers/pex-partial-execution.txt):
+// the scheduler's instruction list lowered to a Plan with channel loops.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "support/deadline.h"
+#include "support/diag.h"
+
+namespace tinyfit::plan {
+
+struct PexOptions {
+  // 0: no budget, every loop takes the tile that gives the smallest peak.
+  // Otherwise the largest tile per loop whose plan still fits (PEX Remark 4:
+  // fewer, larger iterations cost less time), found by binary search.
+  int64_t sram_bytes = 0;
+  // Accumulate-rule buffers: 32 (exact, the default), 16 or 8 (PEX §3.4, not exact).
+  int accumulator_bits = 32;
+  bool inplace = false;  // compose with in-place execution (analysis/inplace.h)
+  Deadline deadline;     // --time-limit for the scheduler's search
+  std::function<void(double)> progress;  // fraction done, for a terminal
+};
+
+struct PexResult {
+  Plan plan;            // not yet placed
+  int loops = 0;        // partial-execution loops in the plan
+  bool optimal = true;  // the scheduler's search finished (not cut by the deadline)
+  std::string note;     // what the search did / why it stopped early
+};
+
+// What: the minimum-peak partial-execution schedule of `graph` (PEX §3.2-3.3,
+// Appendix A), lowered to a Plan (techniques includes "pex").
+// Requires: graph passed verify_graph.
+// Guarantees: verify_plan(graph, result.plan) holds; MACs of the plan equal the
+// graph's (no recomputation).
+Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& options);
+
+}  // namespace tinyfit::plan
