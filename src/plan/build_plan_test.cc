@@ -1,0 +1,106 @@
+// The Plan contract on operator-at-a-time plans: the plan's memory accounting
+// equals the analysis' (one convention everywhere), the verifier accepts what
+// the lowering produces and rejects broken plans.
+#include "plan/build_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/inplace.h"
+#include "import/import_model.h"
+#include "plan/plan_memory.h"
+#include "plan/verify_plan.h"
+
+namespace tinyfit::plan {
+namespace {
+
+ir::Graph import_or_die(const std::string& model) {
+  Result<ir::Graph> graph = import::import_model(model);
+  EXPECT_TRUE(graph) << (graph ? "" : graph.error().format());
+  return graph ? std::move(*graph) : ir::Graph{};
+}
+
+TEST(BuildOperatorPlan, PeakEqualsTheAnalysisPeakOrdinaryAndInPlace) {
+  for (const std::string model : {"zoo:mobilenetv2-96-int8", "zoo:darts-cifar", "zoo:randwire-16-s3"}) {
+    const ir::Graph graph = import_or_die(model);
+    analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+    const analysis::Order order = analysis::given_order(bg);
+    for (bool inplace : {false, true}) {
+      if (inplace) bg = analysis::apply_inplace(graph, bg, order).graph;
+      Plan plan = build_operator_plan(graph, bg, order);
+      const int64_t expected = analysis::compute_memory_profile(bg, order).peak_bytes;
+      EXPECT_EQ(compute_plan_memory(plan).peak_bytes, expected) << model << (inplace ? " in-place" : "");
+      Status unplaced = verify_plan(graph, plan);
+      EXPECT_TRUE(unplaced) << model << ": " << (unplaced ? "" : unplaced.error().message);
+      Result<Placement> placement = place_plan(plan, "greedy-by-size", {});
+      ASSERT_TRUE(placement) << placement.error().message;
+      EXPECT_GE(plan.arena_bytes, expected);
+      Status placed = verify_plan(graph, plan);
+      EXPECT_TRUE(placed) << model << ": " << (placed ? "" : placed.error().message);
+    }
+  }
+}
+
+TEST(BuildOperatorPlan, MobileNetV2OrdinaryPeakIsThePaperFigure) {
+  // PEX Table 3: MobileNetV2-224 int8 ordinary execution, 1505 kB = 1,505,280 bytes.
+  const ir::Graph graph = import_or_die("zoo:mobilenetv2-224-int8");
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  const Plan plan = build_operator_plan(graph, bg, analysis::given_order(bg));
+  EXPECT_EQ(compute_plan_memory(plan).peak_bytes, 1'505'280);
+}
+
+class VerifyPlanRejects : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    graph_ = import_or_die("zoo:mobilenetv2-96-int8");
+    const analysis::BufferGraph bg = analysis::build_buffer_graph(graph_);
+    plan_ = build_operator_plan(graph_, bg, analysis::given_order(bg));
+    ASSERT_TRUE(verify_plan(graph_, plan_));
+  }
+  void expect_rejected(const std::string& what) {
+    Status status = verify_plan(graph_, plan_);
+    ASSERT_FALSE(status) << what;
+    EXPECT_EQ(status.error().code, ExitCode::kInternal) << what;
+  }
+  KernelCall& call(size_t step) { return std::get<KernelCall>(plan_.steps.at(step).what); }
+
+  ir::Graph graph_;
+  Plan plan_;
+};
+
+TEST_F(VerifyPlanRejects, AReadBeforeAnyWrite) {
+  std::swap(plan_.steps[0], plan_.steps[1]);
+  expect_rejected("the second operator runs before the first produced its input");
+}
+
+TEST_F(VerifyPlanRejects, AViewPastItsBuffer) {
+  call(0).outputs[0].offset_elements += 1;
+  expect_rejected("the output view starts one element late and ends past its buffer");
+}
+
+TEST_F(VerifyPlanRejects, AChunkedViewOutsideALoop) {
+  call(0).outputs[0].chunk_axis = 3;
+  expect_rejected("a chunk axis without a loop");
+}
+
+TEST_F(VerifyPlanRejects, TwoLiveBuffersSharingBytes) {
+  ASSERT_TRUE(place_plan(plan_, "greedy-by-size", {}));
+  ASSERT_TRUE(verify_plan(graph_, plan_));
+  // The first operator's input and output are live together.
+  const BufferId in = call(0).inputs[0].buffer;
+  const BufferId out = call(0).outputs[0].buffer;
+  plan_.buffers[static_cast<size_t>(out)].offset = plan_.buffers[static_cast<size_t>(in)].offset;
+  expect_rejected("input and output of one call at the same offset");
+}
+
+TEST_F(VerifyPlanRejects, ALoopWithATileAboveItsExtent) {
+  Loop loop;
+  loop.name = "bad";
+  loop.extent = 4;
+  loop.tile = 8;
+  loop.body.push_back(call(0));
+  plan_.steps[0] = Step{std::move(loop)};
+  expect_rejected("tile 8 over 4 channels");
+}
+
+}  // namespace
+}  // namespace tinyfit::plan
