@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev
   python3-onnx python3-numpy
-  gcc-arm-none-eabi libnewlib-arm-none-eabi
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 sudo_cmd=()
