@@ -4,6 +4,11 @@
 
 namespace tinyfit::exec {
 
+Status PreparedKernel::emit(CallEmitter& /*emitter*/) const {
+  return fail("code generation for kernel '" + std::string(kernel_name()) + "' is not built yet",
+              ExitCode::kBadCommandLine);
+}
+
 Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& context) {
   if (context.call.mode == plan::CallMode::kCopy) return prepare_data_movement_kernel(context);
   switch (context.node().op) {

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ir/op_decl.h"
@@ -37,6 +40,35 @@ struct KernelViews {
   bool first_iteration = true;        // kAccumulate starts from zero
 };
 
+// Code generation's side of a call (implemented by codegen/): generated code
+// makes the same runtime call as PreparedKernel::run, with the constants it
+// needs defined once in flash. Names returned are C identifiers; expressions
+// are C expressions valid inside the generated call site.
+class CallEmitter {
+ public:
+  virtual ~CallEmitter() = default;
+  // Defines a `static const <element_c_type> name[]` (flash) holding `bytes`
+  // reinterpreted as little-endian elements of that type; identical arrays are
+  // defined once. `hint` seeds the name ("conv1_weights").
+  virtual std::string define_array(std::string_view element_c_type, std::string_view hint,
+                                   std::span<const uint8_t> bytes) = 0;
+  // Defines a `static const <struct_c_type> name = { .field = value, ... }`
+  // from (field, C expression) pairs, in that order.
+  virtual std::string define_struct(std::string_view struct_c_type, std::string_view hint,
+                                    const std::vector<std::pair<std::string, std::string>>& fields) = 0;
+  // `const tf_view*` expressions of this iteration's views (KernelViews order).
+  virtual std::string input_view(size_t i) const = 0;
+  virtual std::string output_view(size_t i) const = 0;
+  virtual std::string workspace() const = 0;        // uint8_t* (or NULL)
+  virtual std::string workspace_bytes() const = 0;  // int32_t
+  virtual std::string chunk_begin() const = 0;      // int32_t, as KernelViews::chunk
+  virtual std::string chunk_end() const = 0;
+  virtual std::string first_iteration() const = 0;  // int (0 or 1)
+  // The header that declares `function`, and the call statement itself.
+  virtual void call(std::string_view header, std::string_view function,
+                    const std::vector<std::string>& arguments) = 0;
+};
+
 class PreparedKernel {
  public:
   virtual ~PreparedKernel() = default;
@@ -44,6 +76,9 @@ class PreparedKernel {
   virtual std::string_view kernel_name() const = 0;
   // Requires: views shaped as the plan call promised (verify_plan).
   virtual void run(const KernelViews& views) const = 0;
+  // Emits the same call for generated code (codegen/). A kernel without an
+  // emitter says so (exit 2) rather than emit something different from run().
+  virtual Status emit(CallEmitter& emitter) const;
 };
 
 // Everything a binding needs to know about the call.
