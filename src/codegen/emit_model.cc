@@ -1,0 +1,375 @@
+#include "codegen/emit_model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "codegen/c_source.h"
+#include "codegen/runtime_sources.h"
+#include "exec/kernel_call.h"
+
+namespace tinyfit::codegen {
+namespace {
+
+std::string to_upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::toupper(c); });
+  return text;
+}
+
+// The arena expression of a view: its first byte, advanced by the chunk in a loop.
+struct ViewCode {
+  std::string declaration;  // "tf_view in0 = {...};" (+ chunk extent fix-up)
+};
+
+ViewCode make_view_code(const plan::Plan& plan, const plan::View& view, const std::string& variable, bool in_loop) {
+  const plan::PlanBuffer& buffer = plan.buffers.at(static_cast<size_t>(view.buffer));
+  const int64_t element_bytes = ir::dtype_size_bytes(buffer.dtype);
+  const int pad = 4 - view.rank();
+  TINYFIT_CHECK(pad >= 0) << "view of rank " << view.rank();
+  std::ostringstream out;
+  out << "tf_view " << variable << " = {arena + " << buffer.offset + view.offset_elements * element_bytes;
+  if (in_loop && view.chunk_axis >= 0 && view.chunk_stride != 0) {
+    out << " + chunk_begin * " << view.chunk_stride * element_bytes;
+  }
+  out << ", {";
+  for (int a = 0; a < 4; ++a) {
+    out << (a ? ", " : "") << (a < pad ? 1 : view.shape[static_cast<size_t>(a - pad)]);
+  }
+  out << "}, {";
+  for (int a = 0; a < 4; ++a) {
+    out << (a ? ", " : "") << (a < pad ? 0 : view.strides[static_cast<size_t>(a - pad)]);
+  }
+  out << "}};";
+  if (in_loop && view.chunk_axis >= 0) {
+    out << "\n" << variable << ".shape[" << pad + view.chunk_axis << "] = chunk_end - chunk_begin;";
+  }
+  return {out.str()};
+}
+
+class ModelEmitter final : public exec::CallEmitter {
+ public:
+  ModelEmitter(const ir::Graph& graph, const plan::Plan& plan) : graph_(graph), plan_(plan) {}
+
+  // --- exec::CallEmitter ---------------------------------------------------
+  std::string define_array(std::string_view element_c_type, std::string_view hint,
+                           std::span<const uint8_t> bytes) override {
+    std::string key = std::string(element_c_type) + '\0' + std::string(bytes.begin(), bytes.end());
+    if (auto found = arrays_.find(key); found != arrays_.end()) return found->second;
+    const std::string name = make_name(hint);
+    constants_ << "static const " << element_c_type << " " << name << "[] = "
+               << format_array_initializer(element_c_type, bytes) << ";\n\n";
+    constant_bytes_ += static_cast<int64_t>(bytes.size());
+    arrays_.emplace(std::move(key), name);
+    return name;
+  }
+
+  std::string define_struct(std::string_view struct_c_type, std::string_view hint,
+                            const std::vector<std::pair<std::string, std::string>>& fields) override {
+    const std::string name = make_name(hint);
+    constants_ << "static const " << struct_c_type << " " << name << " = {";
+    for (size_t i = 0; i < fields.size(); ++i) {
+      constants_ << (i ? "," : "") << "\n    ." << fields[i].first << " = " << fields[i].second;
+    }
+    constants_ << "\n};\n\n";
+    return name;
+  }
+
+  std::string input_view(size_t i) const override { return "&in" + std::to_string(i); }
+  std::string output_view(size_t i) const override { return "&out" + std::to_string(i); }
+  std::string workspace() const override { return workspace_; }
+  std::string workspace_bytes() const override { return workspace_bytes_; }
+  std::string chunk_begin() const override { return in_loop_ ? "chunk_begin" : "0"; }
+  std::string chunk_end() const override { return in_loop_ ? "chunk_end" : "0"; }
+  std::string first_iteration() const override { return in_loop_ ? "(chunk_begin == 0)" : "1"; }
+
+  void call(std::string_view header, std::string_view function, const std::vector<std::string>& arguments) override {
+    headers_.insert(std::string(header));
+    kernels_.insert(std::string(function));
+    std::string line = std::string(function) + "(";
+    for (size_t i = 0; i < arguments.size(); ++i) line += (i ? ", " : "") + arguments[i];
+    emit_line(line + ");");
+  }
+
+  // --- The run function ----------------------------------------------------
+  Status emit_call(const plan::KernelCall& call, bool in_loop, const std::string& comment) {
+    TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<exec::PreparedKernel> kernel,
+                             exec::prepare_kernel(exec::KernelCallContext{graph_, plan_, call}));
+    in_loop_ = in_loop;
+    workspace_ = "(uint8_t*)0";
+    workspace_bytes_ = "0";
+    if (call.workspace >= 0) {
+      const plan::PlanBuffer& w = plan_.buffers[static_cast<size_t>(call.workspace)];
+      workspace_ = "(arena + " + std::to_string(w.offset) + ")";
+      workspace_bytes_ = std::to_string(w.bytes);
+    }
+    emit_line("/* " + comment + " */");
+    emit_line("{");
+    ++indent_;
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+      emit_lines(make_view_code(plan_, call.inputs[i], "in" + std::to_string(i), in_loop).declaration);
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      emit_lines(make_view_code(plan_, call.outputs[i], "out" + std::to_string(i), in_loop).declaration);
+    }
+    current_hint_ = call.node >= 0 ? graph_.nodes[static_cast<size_t>(call.node)].name : "copy";
+    TINYFIT_RETURN_IF_ERROR(kernel->emit(*this));
+    --indent_;
+    emit_line("}");
+    return {};
+  }
+
+  Status emit_steps() {
+    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+      const plan::Step& step = plan_.steps[s];
+      if (!step.is_loop()) {
+        TINYFIT_RETURN_IF_ERROR(emit_call(step.call(), false, describe_call(s, step.call())));
+        continue;
+      }
+      const plan::Loop& loop = step.loop();
+      emit_line("/* step " + std::to_string(s) + ": loop '" + loop.name + "', " + std::to_string(loop.extent) +
+                " channels, " + std::to_string(loop.tile) + " at a time */");
+      emit_line("for (chunk_begin = 0; chunk_begin < " + std::to_string(loop.extent) +
+                "; chunk_begin += " + std::to_string(loop.tile) + ") {");
+      ++indent_;
+      emit_line("const int32_t chunk_end = chunk_begin + " + std::to_string(loop.tile) + " < " +
+                std::to_string(loop.extent) + " ? chunk_begin + " + std::to_string(loop.tile) + " : " +
+                std::to_string(loop.extent) + ";");
+      for (const plan::KernelCall& call : loop.body) {
+        TINYFIT_RETURN_IF_ERROR(emit_call(call, true, describe_call(s, call)));
+      }
+      --indent_;
+      emit_line("}");
+      has_loops_ = true;
+    }
+    return {};
+  }
+
+  const std::string& body() const { return body_; }
+  std::string constants() const { return constants_.str(); }
+  const std::set<std::string>& headers() const { return headers_; }
+  const std::set<std::string>& kernels() const { return kernels_; }
+  bool has_loops() const { return has_loops_; }
+  int64_t constant_bytes() const { return constant_bytes_; }
+  void set_indent(int indent) { indent_ = indent; }
+
+ private:
+  std::string describe_call(size_t step, const plan::KernelCall& call) const {
+    std::string text = "step " + std::to_string(step) + ": ";
+    if (call.node < 0) return text + std::string(plan::call_mode_name(call.mode));
+    const ir::Node& node = graph_.nodes[static_cast<size_t>(call.node)];
+    return text + node.name + " (" + std::string(ir::op_type_name(node.op)) + "), " +
+           std::string(plan::call_mode_name(call.mode));
+  }
+
+  std::string make_name(std::string_view hint) {
+    std::string base = make_c_identifier(current_hint_ + "_" + std::string(hint));
+    const int n = name_counts_[base]++;
+    return n == 0 ? base : base + "_" + std::to_string(n);
+  }
+
+  void emit_line(const std::string& line) { body_ += std::string(static_cast<size_t>(2 * indent_), ' ') + line + "\n"; }
+  void emit_lines(const std::string& lines) {
+    std::istringstream in(lines);
+    for (std::string line; std::getline(in, line);) emit_line(line);
+  }
+
+  const ir::Graph& graph_;
+  const plan::Plan& plan_;
+  std::ostringstream constants_;
+  std::map<std::string, std::string> arrays_;  // type + bytes -> name
+  std::map<std::string, int> name_counts_;
+  std::set<std::string> headers_, kernels_;
+  std::string body_;
+  int indent_ = 1;
+  bool in_loop_ = false, has_loops_ = false;
+  std::string workspace_, workspace_bytes_, current_hint_;
+  int64_t constant_bytes_ = 0;
+};
+
+struct IoTensor {
+  std::string macro;      // PREFIX_INPUT0
+  std::string parameter;  // input0
+  const ir::Tensor* tensor;
+  plan::BufferId buffer;
+};
+
+std::vector<IoTensor> list_io(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix) {
+  std::vector<IoTensor> io;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    io.push_back({to_upper(prefix) + "_INPUT" + std::to_string(i), "input" + std::to_string(i),
+                  &graph.tensor(graph.inputs[i]), plan.inputs[i]});
+  }
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    io.push_back({to_upper(prefix) + "_OUTPUT" + std::to_string(i), "output" + std::to_string(i),
+                  &graph.tensor(graph.outputs[i]), plan.outputs[i]});
+  }
+  return io;
+}
+
+std::string make_signature(const std::vector<IoTensor>& io, const std::string& prefix) {
+  std::string text = "int " + prefix + "_run(";
+  for (size_t i = 0; i < io.size(); ++i) {
+    const bool input = io[i].parameter.rfind("input", 0) == 0;
+    text += (i ? ", " : "") + std::string(input ? "const " : "") + std::string(c_element_type(io[i].tensor->dtype)) +
+            "* " + io[i].parameter;
+  }
+  return text + ")";
+}
+
+std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix,
+                        const std::vector<IoTensor>& io) {
+  const std::string guard = to_upper(prefix) + "_MODEL_H_";
+  std::ostringstream out;
+  out << "/* " << prefix << ": generated by tinyfit from " << graph.source_path << ". Do not edit.\n"
+      << " * Techniques: ";
+  for (size_t i = 0; i < plan.techniques.size(); ++i) out << (i ? ", " : "") << plan.techniques[i];
+  if (plan.techniques.empty()) out << "ordinary execution";
+  out << ".\n * Tensors are dense NHWC (channels last) in their quantized type: real =\n"
+      << " * scale * (q - zero_point). The activation arena is a static array inside\n"
+      << " * model.c of exactly " << to_upper(prefix) << "_ARENA_BYTES bytes; weights are const (flash). */\n"
+      << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n\n"
+      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      << "#define " << to_upper(prefix) << "_ARENA_BYTES " << plan.arena_bytes << "\n\n";
+  for (const IoTensor& t : io) {
+    out << "/* " << t.parameter << ": '" << t.tensor->name << "', " << ir::dtype_name(t.tensor->dtype) << " "
+        << ir::format_shape(t.tensor->shape) << " */\n";
+    out << "#define " << t.macro << "_BYTES " << t.tensor->size_bytes() << "\n";
+    out << "#define " << t.macro << "_RANK " << t.tensor->shape.size() << "\n";
+    out << "#define " << t.macro << "_SHAPE {";
+    for (size_t a = 0; a < t.tensor->shape.size(); ++a) out << (a ? ", " : "") << t.tensor->shape[a];
+    out << "}\n";
+    if (t.tensor->quant && t.tensor->quant->scale.size() == 1) {
+      out << "#define " << t.macro << "_SCALE " << format_float_literal(t.tensor->quant->scale[0]) << "\n";
+      out << "#define " << t.macro << "_ZERO_POINT " << t.tensor->quant->zero_point[0] << "\n";
+    }
+    out << "\n";
+  }
+  out << "/* Runs one inference: reads the inputs, writes the outputs, returns 0.\n"
+      << " * Not reentrant: every call uses the one static arena. */\n"
+      << make_signature(io, prefix) << ";\n\n"
+      << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return out.str();
+}
+
+std::string emit_source(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix,
+                        const std::vector<IoTensor>& io, const ModelEmitter& emitter) {
+  int64_t alignment = 4;
+  for (const plan::PlanBuffer& b : plan.buffers) alignment = std::max(alignment, b.alignment);
+  std::ostringstream out;
+  out << "/* " << prefix << ": generated by tinyfit from " << graph.source_path << ". Do not edit. */\n"
+      << "#include \"model.h\"\n\n#include \"tinyfit/runtime.h\"\n";
+  for (const std::string& header : emitter.headers()) out << "#include \"" << header << "\"\n";
+  out << "\n/* The activation arena: every plan buffer at its planned offset. */\n"
+      << "static uint8_t " << prefix << "_arena[" << plan.arena_bytes << "] __attribute__((aligned(" << alignment
+      << ")));\n\n"
+      << emitter.constants()
+      << "static void copy_bytes(uint8_t* dst, const uint8_t* src, int32_t bytes) {\n"
+      << "  int32_t i;\n  for (i = 0; i < bytes; ++i) dst[i] = src[i];\n}\n\n"
+      << make_signature(io, prefix) << " {\n"
+      << "  uint8_t* const arena = " << prefix << "_arena;\n";
+  if (emitter.has_loops()) out << "  int32_t chunk_begin;\n";
+  for (const IoTensor& t : io) {
+    if (t.parameter.rfind("input", 0) != 0) continue;
+    const plan::PlanBuffer& b = plan.buffers[static_cast<size_t>(t.buffer)];
+    out << "  copy_bytes(arena + " << b.offset << ", (const uint8_t*)" << t.parameter << ", " << t.tensor->size_bytes()
+        << ");\n";
+  }
+  out << emitter.body();
+  for (const IoTensor& t : io) {
+    if (t.parameter.rfind("output", 0) != 0) continue;
+    const plan::PlanBuffer& b = plan.buffers[static_cast<size_t>(t.buffer)];
+    out << "  copy_bytes((uint8_t*)" << t.parameter << ", arena + " << b.offset << ", " << t.tensor->size_bytes()
+        << ");\n";
+  }
+  out << "  return 0;\n}\n";
+  return out.str();
+}
+
+std::string emit_readme(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix,
+                        const std::vector<IoTensor>& io) {
+  std::ostringstream out;
+  out << "# " << prefix << "\n\nGenerated by tinyfit from `" << graph.source_path << "`.\n\n"
+      << "Add `model.c` and `runtime/kernels/*.c` to your firmware build, with `runtime/include` on the\n"
+      << "include path (C99; no malloc, no stdio). Then:\n\n```c\n#include \"model.h\"\n\n"
+      << make_signature(io, prefix) << ";\n```\n\n"
+      << "- SRAM: one static arena of " << plan.arena_bytes << " bytes (`" << prefix << "_arena`, in .bss), plus your\n"
+      << "  input and output buffers and the stack.\n"
+      << "- Flash: weights and kernel parameters are `static const` arrays in `model.c`.\n"
+      << "- Tensors: dense NHWC in their quantized type; `model.h` gives each shape, scale and zero point.\n";
+  return out.str();
+}
+
+// kernels.def rows: "TINYFIT_KERNEL(name, ..." -> names.
+std::set<std::string> list_defined_kernels(std::string_view def) {
+  std::set<std::string> names;
+  static constexpr std::string_view kRow = "TINYFIT_KERNEL(";
+  for (size_t at = def.find(kRow); at != std::string_view::npos; at = def.find(kRow, at + 1)) {
+    const size_t begin = at + kRow.size();
+    const size_t end = def.find(',', begin);
+    if (end == std::string_view::npos) break;
+    names.emplace(def.substr(begin, end - begin));
+  }
+  return names;
+}
+
+// The runtime files a model needs: every header, every kernel file it calls,
+// and every helper file (a .c that is not itself a listed kernel).
+std::vector<EmittedFile> select_runtime_files(const std::set<std::string>& used) {
+  std::set<std::string> defined;
+  for (const RuntimeSource& source : list_runtime_sources()) {
+    if (source.path == "kernels.def") defined = list_defined_kernels(source.text);
+  }
+  std::vector<EmittedFile> files;
+  for (const RuntimeSource& source : list_runtime_sources()) {
+    if (source.path == "kernels.def") continue;
+    const std::string path(source.path);
+    if (path.starts_with("kernels/")) {
+      const std::string stem = path.substr(8, path.size() - 8 - 2);  // kernels/<stem>.c
+      const std::string function = "tf_" + stem;
+      if (defined.contains(function) && !used.contains(function)) continue;
+    }
+    files.push_back({"runtime/" + path, std::string(source.text)});
+  }
+  return files;
+}
+
+}  // namespace
+
+Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan, const EmitOptions& options) {
+  TINYFIT_CHECK(plan.arena_bytes > 0 || plan.buffers.empty()) << "emitting an unplaced plan";
+  EmittedModel model;
+  model.prefix = "tinyfit_" + make_c_identifier(options.name.empty() ? graph.name : options.name);
+  model.arena_bytes = plan.arena_bytes;
+  const std::vector<IoTensor> io = list_io(graph, plan, model.prefix);
+
+  ModelEmitter emitter(graph, plan);
+  TINYFIT_RETURN_IF_ERROR(emitter.emit_steps());
+  model.kernels.assign(emitter.kernels().begin(), emitter.kernels().end());
+  model.constant_bytes = emitter.constant_bytes();
+
+  model.files.push_back({"model.h", emit_header(graph, plan, model.prefix, io)});
+  model.files.push_back({"model.c", emit_source(graph, plan, model.prefix, io, emitter)});
+  model.files.push_back({"README.md", emit_readme(graph, plan, model.prefix, io)});
+  for (EmittedFile& file : select_runtime_files(emitter.kernels())) model.files.push_back(std::move(file));
+  return model;
+}
+
+Status write_emitted_model(const EmittedModel& model, const std::string& directory) {
+  namespace fs = std::filesystem;
+  for (const EmittedFile& file : model.files) {
+    const fs::path path = fs::path(directory) / file.path;
+    std::error_code error;
+    fs::create_directories(path.parent_path(), error);
+    if (error) return fail(path.parent_path().string() + ": cannot create directory: " + error.message());
+    std::ofstream out(path, std::ios::binary);
+    out << file.text;
+    if (!out) return fail(path.string() + ": cannot write");
+  }
+  return {};
+}
+
+}  // namespace tinyfit::codegen

@@ -1,0 +1,50 @@
+// The C emitter (issue 5): a placed, verified Plan becomes model.h / model.c
+// with one static arena of exactly plan.arena_bytes, weights and kernel
+// parameters as const data (flash), and the runtime kernels it calls.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "support/diag.h"
+
+namespace tinyfit::codegen {
+
+struct EmitOptions {
+  // Prefix of every public symbol (tinyfit_<name>_run); empty: from the
+  // graph's name.
+  std::string name;
+};
+
+struct EmittedFile {
+  std::string path;  // relative to the output directory
+  std::string text;
+};
+
+struct EmittedModel {
+  std::string prefix;                // "tinyfit_mobilenetv2_224"
+  std::vector<EmittedFile> files;    // model.h, model.c, README.md, then runtime files, sorted
+  std::vector<std::string> kernels;  // runtime functions called, sorted, unique
+  int64_t arena_bytes = 0;
+  int64_t constant_bytes = 0;        // bytes of const arrays (weights, parameters) in model.c
+};
+
+// What: emits the plan as C99. The API is
+//   int <prefix>_run(const <in_t>* input0, ..., <out_t>* output0, ...);
+// one parameter per graph input then per graph output (dense NHWC, the IR
+// tensor's dtype), returning 0; model.h also defines each tensor's shape,
+// bytes, scale and zero point, and <PREFIX>_ARENA_BYTES.
+// Requires: plan placed (arena_bytes > 0) and verify_plan(graph, plan) holds.
+// Guarantees: the same graph and plan give byte-identical files; the code is
+// C99 without malloc or stdio, and computes what exec::execute_plan computes
+// (the same runtime kernels with the same parameters). A kernel that cannot
+// emit yet fails with exit 2.
+Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan, const EmitOptions& options);
+
+// Writes every file under `directory` (created if missing). Errors name the path.
+Status write_emitted_model(const EmittedModel& model, const std::string& directory);
+
+}  // namespace tinyfit::codegen
