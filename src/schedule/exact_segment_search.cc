@@ -1,10 +1,11 @@
 #include "schedule/exact_segment_search.h"
 
 #include <algorithm>
-#include <array>
 #include <utility>
-#include <unordered_map>
+#include <vector>
 
+#include "schedule/operator_set_table.h"
+#include "schedule/segment_tables.h"
 #include "support/diag.h"
 
 namespace tinyfit::schedule {
@@ -12,228 +13,168 @@ namespace {
 
 using analysis::BufferGraph;
 
-using StateKey = std::array<uint64_t, kMaxExactSegmentOps / 64>;
-
-struct StateKeyHash {
-  size_t operator()(const StateKey& key) const {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (uint64_t word : key) {  // splitmix64 finaliser per word
-      h ^= word + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-      h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-      h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-      h ^= h >> 31;
-    }
-    return static_cast<size_t>(h);
-  }
-};
-
-bool has_op(const StateKey& set, int v) { return (set[static_cast<size_t>(v) / 64] >> (v % 64)) & 1u; }
-void add_op(StateKey& set, int v) { set[static_cast<size_t>(v) / 64] |= uint64_t{1} << (v % 64); }
-void remove_op(StateKey& set, int v) { set[static_cast<size_t>(v) / 64] &= ~(uint64_t{1} << (v % 64)); }
-bool contains_all(const StateKey& set, const StateKey& subset) {
-  for (size_t w = 0; w < set.size(); ++w) {
-    if ((set[w] & subset[w]) != subset[w]) return false;
-  }
-  return true;
-}
-
-struct Entry {
-  int64_t peak_bytes;  // best peak over the orders of this set found so far
+struct State {
+  int64_t f_bytes;     // max(lowest peak found reaching the set, bound of the steps left)
   int64_t live_bytes;  // live after the set has run (determined by the set)
-  int last_op;         // the last operator of the best order (to rebuild it)
+  OperatorSetId parent;
+  int32_t op;     // the last operator of the best order found (-1 for the empty set)
+  int32_t depth;  // operators in the set
+  bool expanded;
 };
 
-// Everything a transition needs, precomputed once per segment.
-struct SegmentTables {
-  std::vector<StateKey> producer_ops;      // per operator
-  std::vector<StateKey> consumer_ops;      // per buffer
-  std::vector<int64_t> output_bytes;       // per operator: all its outputs
-  std::vector<int64_t> kept_output_bytes;  // per operator: outputs someone reads later
-  std::vector<int64_t> lower_bound_bytes;  // per operator: memory it needs in any order
-  std::vector<int> by_lower_bound;         // operators, largest bound first, ties by index
-  int64_t initial_live_bytes = 0;          // model inputs someone reads or returns
-  int64_t unread_input_bytes = 0;          // model inputs nobody reads: step 0 only
+struct OpenEntry {
+  int64_t f_bytes;
+  int32_t depth;
+  OperatorSetId id;
 };
 
-SegmentTables build_tables(const BufferGraph& bg) {
-  const size_t n = bg.operators.size();
-  SegmentTables t;
-  t.producer_ops.assign(n, StateKey{});
-  t.consumer_ops.assign(bg.buffers.size(), StateKey{});
-  t.output_bytes.assign(n, 0);
-  t.kept_output_bytes.assign(n, 0);
-  t.lower_bound_bytes.assign(n, 0);
-  int64_t always_live_bytes = 0;  // inputs that are also outputs: live at every step
-  for (size_t b = 0; b < bg.buffers.size(); ++b) {
-    const analysis::Buffer& buffer = bg.buffers[b];
-    for (int c : buffer.consumers) add_op(t.consumer_ops[b], c);
-    if (buffer.producer >= 0) continue;
-    if (buffer.is_model_output) always_live_bytes += buffer.bytes;
-    if (buffer.is_model_output || !buffer.consumers.empty()) {
-      t.initial_live_bytes += buffer.bytes;
-    } else {
-      t.unread_input_bytes += buffer.bytes;
-    }
+// A max-heap pops the largest: "a after b" means a is popped later.
+struct PoppedLater {
+  bool operator()(const OpenEntry& a, const OpenEntry& b) const {
+    if (a.f_bytes != b.f_bytes) return a.f_bytes > b.f_bytes;
+    if (a.depth != b.depth) return a.depth < b.depth;
+    return a.id > b.id;
   }
-  for (size_t v = 0; v < n; ++v) {
-    const analysis::Operator& op = bg.operators[v];
-    int64_t bound = op.workspace_bytes + always_live_bytes;
-    for (int b : op.inputs) {
-      const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];
-      if (buffer.producer >= 0) add_op(t.producer_ops[v], buffer.producer);
-      if (buffer.producer < 0 && buffer.is_model_output) continue;  // counted in always_live_bytes
-      bound += buffer.bytes;
-    }
-    for (int b : op.outputs) {
-      const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];
-      t.output_bytes[v] += buffer.bytes;
-      if (buffer.is_model_output || !buffer.consumers.empty()) t.kept_output_bytes[v] += buffer.bytes;
-      bound += buffer.bytes;
-    }
-    t.lower_bound_bytes[v] = bound;
-    t.by_lower_bound.push_back(static_cast<int>(v));
-  }
-  std::sort(t.by_lower_bound.begin(), t.by_lower_bound.end(), [&](int a, int b) {
-    const int64_t la = t.lower_bound_bytes[static_cast<size_t>(a)];
-    const int64_t lb = t.lower_bound_bytes[static_cast<size_t>(b)];
-    return la != lb ? la > lb : a < b;
-  });
-  return t;
+};
+
+// What the search holds, counting reserved capacity (a vector that doubles
+// briefly holds both buffers, so the budget is checked against capacities).
+size_t held_bytes(const OperatorSetTable& sets, const std::vector<State>& states, const std::vector<OpenEntry>& open) {
+  return sets.memory_bytes() + states.capacity() * sizeof(State) + open.capacity() * sizeof(OpenEntry);
 }
 
-// The layered dynamic programme; beam_width == 0 means exact (keep every state).
-SegmentSearchResult search_layers(const BufferGraph& bg, const Order& incumbent, const OrderOptions& options,
-                                  const std::function<void(double)>& progress, int beam_width) {
+Order rebuild_order(const std::vector<State>& states, OperatorSetId goal) {
+  Order order(static_cast<size_t>(states[goal].depth));
+  for (OperatorSetId id = goal; states[id].op >= 0; id = states[id].parent) {
+    order[static_cast<size_t>(states[id].depth) - 1] = states[id].op;
+  }
+  return order;
+}
+
+}  // namespace
+
+SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& incumbent, const OrderOptions& options,
+                                          const std::function<void(double)>& progress) {
   const int n = static_cast<int>(bg.operators.size());
-  TINYFIT_CHECK(n <= kMaxExactSegmentOps) << "segment of " << n << " operators exceeds the state key";
   TINYFIT_CHECK(analysis::is_topological_order(bg, incumbent)) << "the incumbent order is not topological";
   SegmentSearchResult result;
   result.order = incumbent;
   result.peak_bytes = analysis::compute_memory_profile(bg, incumbent).peak_bytes;
+  result.lower_bound_bytes = result.peak_bytes;
   if (n == 0) return result;
-  const SegmentTables t = build_tables(bg);
-  // Nothing can beat the largest per-operator bound: the incumbent is optimal.
-  if (t.lower_bound_bytes[static_cast<size_t>(t.by_lower_bound[0])] >= result.peak_bytes) return result;
-  const int64_t upper_bytes = result.peak_bytes;  // only strictly better states are kept
+  const SegmentTables t = build_segment_tables(bg);
+  const int64_t root_bound = *std::max_element(t.step_bound_bytes.begin(), t.step_bound_bytes.end());
+  // Nothing can beat the largest step bound: the incumbent is optimal.
+  if (root_bound >= result.peak_bytes) return result;
+  const int64_t upper_bytes = result.peak_bytes;  // only strictly better sets are kept
 
-  auto bound_of_remaining = [&](const StateKey& set) -> int64_t {
-    for (int v : t.by_lower_bound) {
-      if (!has_op(set, v)) return t.lower_bound_bytes[static_cast<size_t>(v)];
-    }
-    return 0;
+  OperatorSetTable sets(n);
+  const size_t words = static_cast<size_t>(sets.words());
+  const size_t max_states = static_cast<size_t>(std::max<int64_t>(1, options.max_states_per_segment));
+  const size_t max_bytes = static_cast<size_t>(std::max<int64_t>(0, options.max_search_bytes));
+  std::vector<State> states;
+  std::vector<OpenEntry> open;  // a heap by PoppedLater
+  auto push_open = [&](const OpenEntry& entry) {
+    open.push_back(entry);
+    std::push_heap(open.begin(), open.end(), PoppedLater{});
   };
+  std::vector<uint64_t> current(words, 0);
+  std::vector<uint64_t> child(words, 0);
+  sets.insert(current.data());
+  states.push_back({root_bound, t.initial_live_bytes, 0, -1, 0, false});
+  push_open({root_bound, 0, 0});
 
-  std::unordered_map<StateKey, Entry, StateKeyHash> seen;
-  seen.reserve(static_cast<size_t>(std::min<int64_t>(options.max_states_per_segment, int64_t{1} << 16)));
-  std::vector<StateKey> frontier{StateKey{}};
-  std::vector<StateKey> next;
-  seen.emplace(StateKey{}, Entry{0, t.initial_live_bytes, -1});
-
+  ReadyOperators ready_ops(t);
   struct Move {
     int op;
     int64_t during_bytes;
     int64_t live_after_bytes;
   };
   std::vector<Move> moves;
-  for (int layer = 0; layer < n && !frontier.empty(); ++layer) {
-    next.clear();
-    for (const StateKey& set : frontier) {
-      if ((++result.states_explored & 63) == 0 && beam_width == 0 && options.deadline.expired()) {
-        result.stop = SearchStop::kDeadline;
-        return result;
-      }
-      const Entry entry = seen.at(set);
-      const int64_t floor_bytes = std::max(entry.peak_bytes, bound_of_remaining(set));
-      if (floor_bytes >= upper_bytes) continue;
-
-      moves.clear();
-      for (int v = 0; v < n; ++v) {
-        if (has_op(set, v) || !contains_all(set, t.producer_ops[static_cast<size_t>(v)])) continue;
-        StateKey after = set;
-        add_op(after, v);
-        int64_t live = entry.live_bytes + t.kept_output_bytes[static_cast<size_t>(v)];
-        for (int b : bg.operators[static_cast<size_t>(v)].inputs) {
-          const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];
-          if (!buffer.is_model_output && contains_all(after, t.consumer_ops[static_cast<size_t>(b)])) {
-            live -= buffer.bytes;
-          }
-        }
-        const int64_t during = entry.live_bytes + t.output_bytes[static_cast<size_t>(v)] +
-                               bg.operators[static_cast<size_t>(v)].workspace_bytes +
-                               (layer == 0 ? t.unread_input_bytes : 0);
-        // Dominance: running v now costs nothing above what every completion
-        // already pays and leaves no more memory live; see the header.
-        if (during <= floor_bytes && live <= entry.live_bytes) {
-          moves.assign(1, Move{v, during, live});
-          break;
-        }
-        moves.push_back(Move{v, during, live});
-      }
-      for (const Move& move : moves) {
-        const int64_t peak = std::max(entry.peak_bytes, move.during_bytes);
-        if (peak >= upper_bytes) continue;
-        StateKey after = set;
-        add_op(after, move.op);
-        auto [it, inserted] = seen.try_emplace(after, Entry{peak, move.live_after_bytes, move.op});
-        if (inserted) {
-          next.push_back(after);
-        } else if (peak < it->second.peak_bytes) {
-          it->second.peak_bytes = peak;
-          it->second.last_op = move.op;
-        }
-      }
-      if (beam_width == 0 && static_cast<int64_t>(seen.size()) >= options.max_states_per_segment) {
-        result.stop = SearchStop::kStateCap;
-        return result;
-      }
+  std::vector<int64_t> suffix_bound;
+  int deepest = 0;
+  result.lower_bound_bytes = root_bound;
+  while (!open.empty()) {
+    std::pop_heap(open.begin(), open.end(), PoppedLater{});
+    const OpenEntry top = open.back();
+    open.pop_back();
+    State& popped = states[top.id];
+    if (popped.expanded || top.f_bytes != popped.f_bytes) continue;  // stale entry
+    result.lower_bound_bytes = top.f_bytes;  // f only grows along the search
+    if (popped.depth == n) {
+      result.order = rebuild_order(states, top.id);
+      result.peak_bytes = analysis::compute_memory_profile(bg, result.order).peak_bytes;
+      TINYFIT_CHECK(result.peak_bytes <= top.f_bytes) << "rebuilt order peaks at " << result.peak_bytes
+                                                     << ", search said " << top.f_bytes;
+      return result;
     }
-    if (beam_width > 0 && next.size() > static_cast<size_t>(beam_width)) {
-      // Keep the most promising states; sorting (peak, live, discovery index)
-      // keeps the choice total and deterministic.
-      std::vector<std::pair<std::pair<int64_t, int64_t>, size_t>> ranked;
-      ranked.reserve(next.size());
-      for (size_t i = 0; i < next.size(); ++i) {
-        const Entry& e = seen.at(next[i]);
-        ranked.push_back({{e.peak_bytes, e.live_bytes}, i});
-      }
-      std::sort(ranked.begin(), ranked.end());
-      std::vector<StateKey> kept;
-      kept.reserve(static_cast<size_t>(beam_width));
-      for (int i = 0; i < beam_width; ++i) kept.push_back(next[ranked[static_cast<size_t>(i)].second]);
-      next.swap(kept);
+    if ((++result.states_explored & 63) == 0 && options.deadline.expired()) {
+      result.stop = SearchStop::kDeadline;
+      return result;
     }
-    frontier.swap(next);
-    if (progress) progress(static_cast<double>(layer + 1) / n);
-  }
+    popped.expanded = true;
+    const State state = popped;  // `states` may grow below
+    std::copy(sets.words_of(top.id), sets.words_of(top.id) + words, current.begin());
+    const std::vector<int>& ready = ready_ops.collect(current.data());
+    TINYFIT_CHECK(!ready.empty()) << "no ready operator in a set of " << state.depth << " of " << n;
 
-  StateKey all{};
-  for (int v = 0; v < n; ++v) add_op(all, v);
-  if (beam_width > 0) result.stop = SearchStop::kBeam;
-  auto found = seen.find(all);
-  if (found == seen.end()) return result;  // nothing beats the incumbent (exact: it is optimal)
-  result.peak_bytes = found->second.peak_bytes;
-  Order order(static_cast<size_t>(n));
-  StateKey set = all;
-  for (int step = n - 1; step >= 0; --step) {
-    const int op = seen.at(set).last_op;
-    order[static_cast<size_t>(step)] = op;
-    remove_op(set, op);
+    moves.clear();
+    for (int v : ready) {
+      std::copy(current.begin(), current.end(), child.begin());
+      add_op(child.data(), v);
+      const StepMemory step = take_step(t, child.data(), state.live_bytes, v, state.depth == 0);
+      // Dominance: running v now costs nothing above what every completion
+      // already pays and leaves no more memory live; see the header.
+      if (step.during_bytes <= state.f_bytes && step.live_after_bytes <= state.live_bytes) {
+        moves.assign(1, Move{v, step.during_bytes, step.live_after_bytes});
+        break;
+      }
+      moves.push_back(Move{v, step.during_bytes, step.live_after_bytes});
+    }
+    // Bound of the steps left after v: the other ready operators and v's consumers.
+    suffix_bound.assign(ready.size() + 1, 0);
+    for (size_t i = ready.size(); i-- > 0;) {
+      suffix_bound[i] = std::max(suffix_bound[i + 1], t.bound_from_bytes[static_cast<size_t>(ready[i])]);
+    }
+    int64_t prefix_bound = 0;
+    size_t ready_index = 0;
+    for (const Move& move : moves) {
+      while (ready[ready_index] != move.op) {
+        prefix_bound = std::max(prefix_bound, t.bound_from_bytes[static_cast<size_t>(ready[ready_index])]);
+        ++ready_index;
+      }
+      int64_t left_bytes = std::max(prefix_bound, suffix_bound[ready_index + 1]);
+      for (int s : t.succs[static_cast<size_t>(move.op)]) {
+        left_bytes = std::max(left_bytes, t.bound_from_bytes[static_cast<size_t>(s)]);
+      }
+      const int64_t f_bytes = std::max({state.f_bytes, move.during_bytes, left_bytes});
+      if (f_bytes >= upper_bytes) continue;
+      std::copy(current.begin(), current.end(), child.begin());
+      add_op(child.data(), move.op);
+      const auto [id, inserted] = sets.insert(child.data());
+      if (inserted) {
+        states.push_back({f_bytes, move.live_after_bytes, top.id, move.op, state.depth + 1, false});
+      } else if (states[id].expanded || f_bytes >= states[id].f_bytes) {
+        continue;
+      } else {
+        states[id].f_bytes = f_bytes;
+        states[id].parent = top.id;
+        states[id].op = move.op;
+      }
+      push_open({f_bytes, state.depth + 1, id});
+    }
+    if (sets.size() >= max_states || held_bytes(sets, states, open) >= max_bytes) {
+      result.stop = SearchStop::kStateCap;
+      return result;
+    }
+    if (state.depth + 1 > deepest) {
+      deepest = state.depth + 1;
+      if (progress) progress(static_cast<double>(deepest) / n);
+    }
   }
-  result.order = std::move(order);
+  // Every set below the incumbent's peak was expanded: the incumbent is optimal.
+  result.lower_bound_bytes = result.peak_bytes;
   return result;
-}
-
-}  // namespace
-
-SegmentSearchResult search_min_peak_order(const BufferGraph& bg, const Order& incumbent,
-                                          const OrderOptions& options,
-                                          const std::function<void(double)>& progress) {
-  return search_layers(bg, incumbent, options, progress, /*beam_width=*/0);
-}
-
-SegmentSearchResult search_beam_order(const BufferGraph& bg, const Order& incumbent, int beam_width) {
-  TINYFIT_CHECK(beam_width >= 1) << "beam width " << beam_width;
-  return search_layers(bg, incumbent, OrderOptions{}, nullptr, beam_width);
 }
 
 }  // namespace tinyfit::schedule

@@ -1,6 +1,7 @@
-// The exact core: minimum-peak order of one segment by dynamic programming over
-// sets of scheduled operators (Serenity, Ahn et al. MLSys 2020), with
-// memoisation, upper-bound pruning and a dominance rule.
+// The exact core: minimum-peak order of one segment by a best-first search
+// over sets of scheduled operators (Serenity's dynamic programme, Ahn et al.
+// MLSys 2020, searched A*-fashion), with memoisation, upper-bound pruning,
+// lower bounds on the steps still to come and a dominance rule.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +13,10 @@
 
 namespace tinyfit::schedule {
 
-// The state key is a 128-bit set of operators; larger segments are not searched.
-inline constexpr int kMaxExactSegmentOps = 128;
-
 enum class SearchStop {
   kFinished,  // the search space was exhausted: the result is optimal
   kDeadline,  // OrderOptions::deadline expired
-  kStateCap,  // OrderOptions::max_states_per_segment memoised states reached
+  kStateCap,  // OrderOptions::max_states_per_segment or max_search_bytes reached
   kBeam,      // a beam search: complete, but states were dropped by design
 };
 
@@ -27,36 +25,37 @@ struct SegmentSearchResult {
   int64_t peak_bytes = 0;
   SearchStop stop = SearchStop::kFinished;
   int64_t states_explored = 0;  // states expanded
+  // No topological order of the segment has a lower peak. Equals peak_bytes
+  // when stop == kFinished; below it when the search was stopped.
+  int64_t lower_bound_bytes = 0;
 };
 
-// What: the minimum peak over all topological orders of `bg`. The live memory
-// between two steps depends only on the set S of operators already run, so
-// best_peak(S + v) = min over v of max(best_peak(S), memory while v runs after S);
-// sets are expanded layer by layer (by size), so each is final when expanded,
-// and kept in a hash map keyed by the bitset. Pruned: states whose peak so far,
-// or the largest per-operator lower bound of the operators left, reaches the
-// incumbent's peak; and when a ready operator frees memory without raising the
-// peak, it is the only successor tried (moving such an operator earlier never
-// raises any later step, so some optimal order does it).
-// Requires: bg acyclic with at most kMaxExactSegmentOps operators; `incumbent`
-// a topological order of bg.
+// What: the minimum peak over all topological orders of `bg`.
+// The memory live between two steps depends only on the set S of operators
+// already run, so a prefix is summarised by S and the lowest peak reaching it
+// (memoisation), and a step's memory by S and the operator it runs. Each set
+// has the value f(S) = max(lowest peak reaching S, bound of the steps left),
+// where the bound is the largest SegmentTables::step_bound_bytes of an
+// operator not yet run. f never decreases along a step (an operator's step
+// needs at least its own bound), so expanding sets by increasing f (A* on a
+// bottleneck cost; ties: more operators run first, then discovery order) makes
+// the first complete set an optimal order, and f of the set being expanded a
+// lower bound on the optimum at any moment. Pruned: sets whose f reaches the
+// incumbent's peak (only strictly better orders are searched); and when a
+// ready operator's step stays within f(S) and leaves no more memory live, it
+// is the only successor tried (moving it first in any completion lowers or
+// keeps every step in between and adds one within f(S), so some optimal
+// order does it).
+// Requires: the given order 0..n-1 of bg is topological; `incumbent` a
+// topological order of bg.
 // Guarantees: a topological order with peak <= the incumbent's; optimal when
-// stop == kFinished. Cost: exponential in the width of the graph (the number of
-// downward-closed operator sets), capped by max_states_per_segment states
-// (~70 bytes each) and the deadline (polled every 64 expansions). `progress`
-// receives the fraction of layers done.
+// stop == kFinished; lower_bound_bytes a proven bound in every case.
+// Cost: exponential in the width of the graph (the number of downward-closed
+// operator sets below the optimum's f), capped by max_states_per_segment,
+// max_search_bytes and the deadline (polled every 64 expansions). `progress`
+// receives the largest fraction of operators run in an expanded set.
 SegmentSearchResult search_min_peak_order(const analysis::BufferGraph& bg, const Order& incumbent,
                                           const OrderOptions& options,
                                           const std::function<void(double)>& progress);
-
-// What: the same dynamic programme, keeping only the `beam_width` best states of
-// each layer (lowest peak so far, then least live memory, then discovery
-// order): the anytime fallback when the exact search was stopped.
-// Requires: as search_min_peak_order; beam_width >= 1.
-// Guarantees: a topological order with peak <= the incumbent's; stop == kBeam
-// (no optimality claim) unless the incumbent meets the lower bound (kFinished). Polynomial: O(n^2 x beam_width) transitions, so
-// it ignores the deadline (width 64 on 128 operators is ~1M transitions, a few
-// milliseconds).
-SegmentSearchResult search_beam_order(const analysis::BufferGraph& bg, const Order& incumbent, int beam_width);
 
 }  // namespace tinyfit::schedule

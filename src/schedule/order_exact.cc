@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "analysis/lower_bound.h"
+#include "schedule/beam_segment_search.h"
 #include "schedule/exact_segment_search.h"
 #include "schedule/order_hierarchical.h"
 #include "schedule/order_rpo.h"
@@ -14,7 +15,7 @@ namespace tinyfit::schedule {
 namespace {
 
 // Width of the beam search that improves a segment the exact search could not
-// finish: O(n^2 x width) transitions, ~1M for 128 operators.
+// finish: O(n x width x ready operators) transitions, ~1M for 765 operators.
 constexpr int kFallbackBeamWidth = 64;
 
 // Segments not searched to the end, by reason (for the one-line note).
@@ -26,7 +27,7 @@ struct Unproven {
   int total() const { return too_large + deadline + state_cap; }
 };
 
-std::string describe(const Unproven& u, size_t segments, int64_t states, int max_ops, int64_t max_states) {
+std::string describe(const Unproven& u, size_t segments, int64_t states, const OrderOptions& options) {
   std::ostringstream note;
   if (u.total() == 0) {
     note << "exact: " << segments << " segment(s) searched to the end, " << states << " states";
@@ -36,15 +37,18 @@ std::string describe(const Unproven& u, size_t segments, int64_t states, int max
        << " segment(s) keep the best order found by the heuristics and a beam search (";
   const char* sep = "";
   if (u.too_large > 0) {
-    note << u.too_large << " above the exact limit of " << max_ops << " operators, largest " << u.largest_ops;
-    if (u.largest_ops > kMaxExactSegmentOps) note << " (beyond " << kMaxExactSegmentOps << ": heuristics only)";
+    note << u.too_large << " above the exact limit of " << options.max_exact_segment_ops << " operators, largest " << u.largest_ops
+         << " (heuristics only)";
     sep = "; ";
   }
   if (u.deadline > 0) {
     note << sep << u.deadline << " stopped by the time limit";
     sep = "; ";
   }
-  if (u.state_cap > 0) note << sep << u.state_cap << " stopped at the cap of " << max_states << " states";
+  if (u.state_cap > 0) {
+    note << sep << u.state_cap << " stopped at the cap of " << options.max_states_per_segment << " states or "
+         << (options.max_search_bytes >> 20) << " MiB";
+  }
   note << "), " << states << " states";
   return note.str();
 }
@@ -59,11 +63,14 @@ OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& opt
   const SequentialSegments segs = split_at_sequential_cuts(bg);
   const std::vector<Order> seeds[] = {split_order_by_segment(segs, hierarchical),
                                       split_order_by_segment(segs, given), split_order_by_segment(segs, rpo)};
-  const int max_ops = std::min(options.max_exact_segment_ops, kMaxExactSegmentOps);
+  const int max_ops = options.max_exact_segment_ops;
   const double total_ops = std::max<double>(1.0, static_cast<double>(bg.operators.size()));
 
   OrderResult result;
   result.order.reserve(bg.operators.size());
+  // The peak of any order is the max over segments of its segment's peak, so
+  // every segment's proven bound bounds the whole graph.
+  result.lower_bound_bytes = analysis::compute_peak_lower_bound(bg).bytes;
   Unproven unproven;
   double done_ops = 0;
   double reported = -1;
@@ -120,13 +127,15 @@ OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& opt
       if (found.stop == SearchStop::kDeadline) ++unproven.deadline;
       if (found.stop == SearchStop::kStateCap) ++unproven.state_cap;
     }
-    if (found.stop != SearchStop::kFinished && ops <= kMaxExactSegmentOps) {
+    if (found.stop != SearchStop::kFinished && ops <= max_ops) {
       // Anytime fallback: a beam over the same programme, polynomial, so it
       // runs even after the deadline; keeps found.order unless strictly better.
       const SegmentSearchResult beam = search_beam_order(local, found.order, kFallbackBeamWidth);
       result.states_explored += beam.states_explored;
       found.order = beam.order;
+      found.lower_bound_bytes = std::max(found.lower_bound_bytes, beam.lower_bound_bytes);
     }
+    result.lower_bound_bytes = std::max(result.lower_bound_bytes, found.lower_bound_bytes);
     chosen[s] = std::move(found.order);
     done_ops += seg_ops;
     report(done_ops / total_ops);
@@ -141,11 +150,13 @@ OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& opt
   TINYFIT_CHECK(analysis::is_topological_order(bg, result.order)) << "exact order is not topological";
   TINYFIT_CHECK(result.peak_bytes <= heuristic_peak)
       << "exact peak " << result.peak_bytes << " above its seed's " << heuristic_peak;
-  const int64_t lower_bytes = analysis::compute_peak_lower_bound(bg).bytes;
-  result.optimal = unproven.total() == 0 || result.peak_bytes <= lower_bytes;
-  result.note = describe(unproven, segs.ops.size(), result.states_explored, max_ops,
-                         options.max_states_per_segment);
-  if (unproven.total() > 0 && result.optimal) result.note += "; optimal anyway: the peak equals the lower bound";
+  result.optimal = unproven.total() == 0 || result.peak_bytes <= result.lower_bound_bytes;
+  if (result.optimal) result.lower_bound_bytes = result.peak_bytes;
+  result.note = describe(unproven, segs.ops.size(), result.states_explored, options);
+  if (unproven.total() > 0) {
+    result.note += result.optimal ? "; optimal anyway: the peak equals the lower bound"
+                                  : "; no order peaks below " + std::to_string(result.lower_bound_bytes) + " bytes";
+  }
   return result;
 }
 

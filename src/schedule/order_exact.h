@@ -10,16 +10,23 @@ namespace tinyfit::schedule {
 // What: splits the graph at its sequential cuts (sequential_cuts.h) and solves
 // each segment with search_min_peak_order (exact_segment_search.h), seeded with
 // the best of the hierarchical, given and rpo orders restricted to the segment.
-// A segment above max_exact_segment_ops operators, or one reached after the
-// deadline, keeps that seed; one that hits the deadline or the state cap keeps
-// the best order found. `note` says which segments and why.
+// Inside a segment nothing is assumed about its structure: the search ranges
+// over every topological order (NAS cells that interleave included); what
+// makes 500-800-operator NAS segments tractable is its lower bound (buffers
+// that every order keeps live across a step) and the dominance rule. A segment
+// above max_exact_segment_ops operators, or one reached after the deadline,
+// keeps that seed; one that hits the deadline or the state/memory cap keeps
+// the best order found, improved by a beam search. `note` says which segments
+// and why, and the proven bound on the optimum.
 // Requires: the given order 0..n-1 is topological (verify_graph).
 // Guarantees: a topological order whose peak is <= the peaks of the given, rpo
 // and hierarchical orders; optimal == true only when the minimum peak over all
 // topological orders is proven (every segment searched to the end, or the peak
-// equals the per-operator lower bound). Cost: linear in the number of segments,
-// exponential in the width of each segment (capped, see OrderOptions); a chain
-// of 10,000 operators is 10,000 one-operator segments.
+// equals a proven lower bound); lower_bound_bytes <= the minimum peak.
+// Cost: linear in the number of segments, exponential in the width of each
+// segment (capped, see OrderOptions); a chain of 10,000 operators is 10,000
+// one-operator segments. Segments are searched one at a time, so memory is
+// that of the largest search (max_search_bytes).
 OrderResult order_exact(const analysis::BufferGraph& bg, const OrderOptions& options);
 
 }  // namespace tinyfit::schedule

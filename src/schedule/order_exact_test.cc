@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "analysis/lower_bound.h"
-#include "schedule/exact_segment_search.h"
+#include "schedule/beam_segment_search.h"
 #include "schedule/order_hierarchical.h"
 #include "schedule/random_dag_for_test.h"
 

@@ -13,18 +13,24 @@ namespace tinyfit::schedule {
 
 using analysis::Order;
 
-// Default cap on the memoised states of one segment of the exact search. A state
-// costs about 70 bytes in the hash map, so the cap bounds the search at ~70 MB.
-inline constexpr int64_t kDefaultMaxStatesPerSegment = 1'000'000;
+// Default caps of the exact search of one segment (exact_segment_search.h):
+// memoised sets, and the bytes they take (a set costs words + ~80 bytes: 180
+// bytes for a 765-operator segment), so that one search stays well inside the
+// 2 GB a zoo network may use.
+inline constexpr int64_t kDefaultMaxStatesPerSegment = 50'000'000;
+inline constexpr int64_t kDefaultMaxSearchBytes = int64_t{1} << 30;
+// Larger segments keep the heuristic order: the search tables alone take
+// n^2 / 4 bytes, and a segment this wide is far beyond an exact search anyway.
+inline constexpr int kDefaultMaxExactSegmentOps = 4096;
 
 struct OrderOptions {
   // --time-limit. Every search loop polls it; polynomial heuristics ignore it.
   Deadline deadline;
   // Per segment (segments are solved one after another and their states freed).
   int64_t max_states_per_segment = kDefaultMaxStatesPerSegment;
-  // Segments with more operators keep the best heuristic order; at most
-  // kMaxExactSegmentOps (exact_segment_search.h), the width of the state key.
-  int max_exact_segment_ops = 128;
+  int64_t max_search_bytes = kDefaultMaxSearchBytes;
+  // Segments with more operators keep the best heuristic order (and a beam).
+  int max_exact_segment_ops = kDefaultMaxExactSegmentOps;
   // Called with a non-decreasing fraction in [0, 1]; the library never prints.
   std::function<void(double fraction)> progress;
 };
@@ -35,6 +41,7 @@ struct OrderResult {
   bool optimal = false;          // proven minimum peak over all topological orders
   std::string note;              // why not optimal, or how it was proven; one line
   int64_t states_explored = 0;   // exact search: states expanded, over all segments
+  int64_t lower_bound_bytes = 0; // exact search: no order has a lower peak (== peak_bytes if optimal)
 };
 
 }  // namespace tinyfit::schedule

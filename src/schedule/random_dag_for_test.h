@@ -1,11 +1,14 @@
 // Test-only graph generators for the ordering tests: seeded random DAGs
 // (shrink-friendly: the graph with fewer operators is a prefix of the one with
 // more, so a failure shrinks by lowering the operator count), RandWire-style
-// cells, and a brute-force oracle over all topological orders.
+// cells, NAS-style cells, a brute-force oracle over all topological orders and
+// a plain dynamic-programme oracle over all operator sets.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -201,6 +204,105 @@ inline int64_t compute_brute_force_min_peak(const BufferGraph& bg) {
     next_candidate.push_back(0);
   }
   return best < 0 ? 0 : best;
+}
+
+// The step memory of running `v` after the set `done` (bit i = operator i),
+// from the accounting rule itself (analysis/buffer_graph.h): a buffer is live
+// at a step if it was produced at or before it (model inputs: from step 0)
+// and its last consumer is at or after it (model outputs: until the end).
+// Independent of the search's own tables on purpose. n <= 64.
+inline int64_t compute_step_bytes_by_rule(const BufferGraph& bg, uint64_t done, int v) {
+  int64_t bytes = bg.operators[static_cast<size_t>(v)].workspace_bytes;
+  for (size_t b = 0; b < bg.buffers.size(); ++b) {
+    const analysis::Buffer& buffer = bg.buffers[b];
+    const bool produced = buffer.producer < 0 || buffer.producer == v || ((done >> buffer.producer) & 1u);
+    bool needed = buffer.is_model_output || buffer.producer == v || (buffer.producer < 0 && done == 0);
+    for (int c : buffer.consumers) needed = needed || !((done >> c) & 1u);
+    if (produced && needed) bytes += buffer.bytes;
+  }
+  return bytes;
+}
+
+// The oracle for graphs too big for brute force: Serenity's dynamic programme
+// with no bound, pruning or dominance, memoising every downward-closed set.
+// O(sets x n x buffers); n <= 64 and few enough sets (tests only).
+inline int64_t compute_plain_dp_min_peak(const BufferGraph& bg) {
+  const int n = static_cast<int>(bg.operators.size());
+  std::vector<uint64_t> preds(static_cast<size_t>(n), 0);
+  for (int v = 0; v < n; ++v) {
+    for (int b : bg.operators[static_cast<size_t>(v)].inputs) {
+      const int p = bg.buffers[static_cast<size_t>(b)].producer;
+      if (p >= 0) preds[static_cast<size_t>(v)] |= uint64_t{1} << p;
+    }
+  }
+  std::map<uint64_t, int64_t> layer{{0, 0}};
+  for (int size = 0; size < n; ++size) {
+    std::map<uint64_t, int64_t> next;
+    for (const auto& [done, peak] : layer) {
+      for (int v = 0; v < n; ++v) {
+        if (((done >> v) & 1u) || (preds[static_cast<size_t>(v)] & done) != preds[static_cast<size_t>(v)]) continue;
+        const int64_t through = std::max(peak, compute_step_bytes_by_rule(bg, done, v));
+        const uint64_t after = done | (uint64_t{1} << v);
+        auto [it, inserted] = next.emplace(after, through);
+        if (!inserted) it->second = std::min(it->second, through);
+      }
+    }
+    layer.swap(next);
+  }
+  return n == 0 ? 0 : layer.begin()->second;
+}
+
+// NAS-style cells (NASNet-A, DARTS, AmoebaNet; import/zoo_nas.cc): after a
+// stem, cell k reads h[k-2] and h[k-1], the outputs of the two cells before
+// it (the stem stands in for both before the first cells). Each of its
+// inputs goes through a preprocess operator; then `nodes` operators each read
+// two distinct earlier states of the cell (its preprocessed inputs or earlier
+// nodes), half of the reads through an extra unary "edge" operator; a concat
+// of the nodes no node reads is h[k]. The last h is the model output. Because
+// preprocess(h[k-2]) can run before cell k-1 ends, orders interleave cells.
+// Sizes 1-100 bytes and occasional workspace keep ties rare.
+inline BufferGraph make_nas_cells(uint64_t seed, int cells, int nodes) {
+  TestRandom rng(seed);
+  BufferGraph bg;
+  auto add_op = [&](const std::string& name, std::vector<int> inputs) {
+    const int v = static_cast<int>(bg.operators.size());
+    const int out = static_cast<int>(bg.buffers.size());
+    bg.buffers.push_back({rng.uniform(1, 100), v, {}, false, name});
+    bg.operators.push_back({name, std::move(inputs), {out}, rng.chance(0.2) ? rng.uniform(1, 30) : 0, v});
+    return out;
+  };
+  bg.buffers.push_back({rng.uniform(1, 100), -1, {}, false, "image"});
+  const int stem = add_op("stem", {0});
+  int h_before = stem;
+  int h_last = stem;
+  for (int c = 0; c < cells; ++c) {
+    const std::string cell = "cell" + std::to_string(c) + "/";
+    std::vector<int> states = {add_op(cell + "pre0", {h_before}), add_op(cell + "pre1", {h_last})};
+    std::vector<bool> read(2, false);
+    for (int j = 0; j < nodes; ++j) {
+      const int a = rng.uniform(0, static_cast<int>(states.size()) - 1);
+      int b = rng.uniform(0, static_cast<int>(states.size()) - 2);
+      if (b >= a) ++b;
+      std::vector<int> inputs;
+      for (int s : {a, b}) {
+        read[static_cast<size_t>(s)] = true;
+        const int state = states[static_cast<size_t>(s)];
+        inputs.push_back(rng.chance(0.5) ? add_op(cell + "edge", {state}) : state);
+      }
+      std::sort(inputs.begin(), inputs.end());
+      states.push_back(add_op(cell + "node" + std::to_string(j), inputs));
+      read.push_back(false);
+    }
+    std::vector<int> unread;
+    for (size_t s = 2; s < states.size(); ++s) {
+      if (!read[s]) unread.push_back(states[s]);
+    }
+    h_before = h_last;
+    h_last = add_op(cell + "concat", unread);
+  }
+  fill_consumers(bg);
+  bg.buffers[static_cast<size_t>(h_last)].is_model_output = true;
+  return bg;
 }
 
 // RandWire-style network (Xie et al. 2019): `cells` cells in sequence, each a
