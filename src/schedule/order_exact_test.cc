@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "analysis/lower_bound.h"
-#include "schedule/beam_segment_search.h"
 #include "schedule/order_hierarchical.h"
 #include "schedule/random_dag_for_test.h"
 
@@ -40,6 +39,50 @@ TEST(OrderExact, EqualsBruteForceOnRandomDags) {
   if (!::testing::Test::HasFailure()) {
     EXPECT_GT(compared, 300);  // most samples are small enough to compare
   }
+}
+
+// Cells that read the two cells before them (NASNet, DARTS, AmoebaNet): no
+// sequential cut between cells, and the optimum may interleave them.
+TEST(OrderExact, EqualsBruteForceOnNasStyleCells) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const BufferGraph bg = testing::make_nas_cells(seed, 2 + static_cast<int>(seed % 2), 1 + static_cast<int>(seed % 2));
+    if (bg.operators.size() > 13 || testing::count_topological_orders(bg) > kBruteForceOrders) continue;
+    ++compared;
+    const OrderResult r = order_exact(bg, OrderOptions{});
+    ASSERT_TRUE(analysis::is_topological_order(bg, r.order)) << "seed " << seed;
+    ASSERT_TRUE(r.optimal) << "seed " << seed << ": " << r.note;
+    ASSERT_EQ(r.peak_bytes, testing::compute_brute_force_min_peak(bg)) << "seed " << seed << "\n"
+                                                                        << testing::describe_graph(bg);
+  }
+  EXPECT_GT(compared, 100);
+}
+
+// 7 cells of 2-3 nodes (36 to 64 operators; the oracle's sets are 64 bits):
+// the plain dynamic programme over every operator set is the oracle.
+TEST(OrderExact, EqualsThePlainDynamicProgrammeOnSevenNasStyleCells) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const BufferGraph bg = testing::make_nas_cells(seed, 7, 2 + static_cast<int>(seed % 2));
+    if (bg.operators.size() > 64) continue;
+    ++compared;
+    const OrderResult r = order_exact(bg, OrderOptions{});
+    EXPECT_TRUE(r.optimal) << "seed " << seed << ": " << r.note;
+    EXPECT_EQ(r.peak_bytes, testing::compute_plain_dp_min_peak(bg)) << "seed " << seed;
+  }
+  EXPECT_GE(compared, 10);
+}
+
+// 60 cells: one segment of several hundred operators, far beyond the old
+// 128-operator limit, searched to the end like the NAS zoo networks.
+TEST(OrderExact, ProvesSegmentsOfHundredsOfNasStyleOperators) {
+  const BufferGraph bg = testing::make_nas_cells(/*seed=*/9, /*cells=*/60, /*nodes=*/3);
+  ASSERT_GT(bg.operators.size(), 300u);
+  const OrderResult r = order_exact(bg, OrderOptions{});
+  EXPECT_TRUE(analysis::is_topological_order(bg, r.order));
+  EXPECT_TRUE(r.optimal) << r.note;
+  EXPECT_LE(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
+  EXPECT_EQ(r.lower_bound_bytes, r.peak_bytes);
 }
 
 TEST(OrderExact, NeverAboveHierarchicalWhichIsNeverAboveGiven) {
@@ -190,19 +233,6 @@ TEST(OrderExact, SegmentsAboveTheOperatorLimitFallBackToTheBeamAndSaySo) {
   EXPECT_LE(r.peak_bytes, peak_of(bg, order_hierarchical(bg)));
   EXPECT_FALSE(r.optimal);
   EXPECT_NE(r.note.find("above the exact limit of 10 operators"), std::string::npos) << r.note;
-}
-
-TEST(SearchBeamOrder, IsTopologicalAndNeverAboveItsIncumbentOnRandomDags) {
-  expect_on_random_dags(300, 40, [](const BufferGraph& bg) -> std::string {
-    const Order given = analysis::given_order(bg);
-    for (int width : {1, 4}) {
-      const SegmentSearchResult r = search_beam_order(bg, given, width);
-      if (!analysis::is_topological_order(bg, r.order)) return "width " + std::to_string(width) + ": not topological";
-      if (peak_of(bg, r.order) > peak_of(bg, given)) return "width " + std::to_string(width) + ": above the incumbent";
-      if (r.peak_bytes != peak_of(bg, r.order)) return "width " + std::to_string(width) + ": wrong peak_bytes";
-    }
-    return "";
-  });
 }
 
 TEST(OrderExact, ReportsMonotoneProgressEndingAtOne) {

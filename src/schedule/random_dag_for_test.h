@@ -107,6 +107,33 @@ inline std::string describe_graph(const BufferGraph& bg) {
   return out.str();
 }
 
+// A uniformly chosen ready operator at every step: a random topological order.
+inline analysis::Order make_random_topological_order(const BufferGraph& bg, uint64_t seed) {
+  TestRandom rng(seed);
+  const size_t n = bg.operators.size();
+  std::vector<int> waiting(n, 0);  // producers not yet run, with multiplicity
+  for (const analysis::Operator& op : bg.operators) {
+    for (int b : op.inputs) waiting[static_cast<size_t>(&op - bg.operators.data())] += bg.buffers[static_cast<size_t>(b)].producer >= 0;
+  }
+  std::vector<int> ready;
+  for (size_t v = 0; v < n; ++v) {
+    if (waiting[v] == 0) ready.push_back(static_cast<int>(v));
+  }
+  analysis::Order order;
+  while (!ready.empty()) {
+    const size_t pick = static_cast<size_t>(rng.uniform(0, static_cast<int>(ready.size()) - 1));
+    const int v = ready[pick];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+    order.push_back(v);
+    for (int b : bg.operators[static_cast<size_t>(v)].outputs) {
+      for (int c : bg.buffers[static_cast<size_t>(b)].consumers) {
+        if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      }
+    }
+  }
+  return order;
+}
+
 // Runs `check` (returns "" when the property holds) on random DAGs of 1..max_ops
 // operators. On the first failure it shrinks to the fewest operators that still
 // fail with the same seed and prints the seed and that graph.
