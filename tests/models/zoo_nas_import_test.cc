@@ -167,7 +167,7 @@ TEST(NasZooImport, ExactOrderIsNoWorseThanHierarchicalWhichIsNoWorseThanGiven) {
 // The search needs no time limit to finish on these (it did not before: their
 // one big segment was above the old 128-operator limit); the 60 s deadline is
 // only a guard, and a search stopped by it would fail the proof below.
-TEST(NasZooImport, ExactOrderOfEveryNasCellNetworkIsProvenOptimalAndNoWorseThanHierarchical) {
+TEST(NasZooImport, ExactOrderOfEveryNasCellNetworkIsProvenOptimalNoWorseThanHierarchicalAndUnfragmented) {
   for (const std::string& name : kNasCellModels) {
     SCOPED_TRACE(name);
     const ir::Graph graph = import_or_fail("zoo:" + name + "-int8");
@@ -183,6 +183,10 @@ TEST(NasZooImport, ExactOrderOfEveryNasCellNetworkIsProvenOptimalAndNoWorseThanH
     EXPECT_TRUE(exact->order_optimal) << exact->order_note;
     EXPECT_LE(exact->peak_bytes, hierarchical->peak_bytes);
     expect_valid_order(graph, *exact);
+    // And the arena of that order is its peak, the live-bytes lower bound (no
+    // fragmentation): hill-climb's moves of the buffers at the arena's top
+    // reach it; its uniform moves left nasnet-a-cifar 1.118x above its peak.
+    EXPECT_EQ(exact->arena_bytes, exact->peak_bytes) << exact->placement << ": " << exact->placement_note;
   }
 }
 
