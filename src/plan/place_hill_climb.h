@@ -2,8 +2,9 @@
 // buffers (TVM-USMP's hill_climb idea). Starts from the best greedy placement
 // (its buffers sorted by offset, so first fit reproduces it or better), then
 // moves one buffer to an earlier position in the order, chosen by a seeded
-// generator, keeping the move when the arena does not grow (sideways moves
-// cross plateaus). Stops at the live-bytes lower bound, after
+// generator (half the time among the buffers that end at the arena's top),
+// keeping the move when the arena does not grow (sideways moves cross
+// plateaus). Stops at the live-bytes lower bound, after
 // kHillClimbMaxMoves moves or about kHillClimbWork gap checks (fewer moves
 // for big models), or when options.deadline expires.
 //
