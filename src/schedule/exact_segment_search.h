@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <string>
 
 #include "analysis/buffer_graph.h"
 #include "schedule/order_result.h"

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "schedule/plain_dp_oracle_for_test.h"
 #include "schedule/random_dag_for_test.h"
 
 namespace tinyfit::schedule {

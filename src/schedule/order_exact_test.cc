@@ -7,6 +7,7 @@
 
 #include "analysis/lower_bound.h"
 #include "schedule/order_hierarchical.h"
+#include "schedule/plain_dp_oracle_for_test.h"
 #include "schedule/random_dag_for_test.h"
 
 namespace tinyfit::schedule {

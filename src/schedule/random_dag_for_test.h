@@ -1,14 +1,13 @@
 // Test-only graph generators for the ordering tests: seeded random DAGs
 // (shrink-friendly: the graph with fewer operators is a prefix of the one with
 // more, so a failure shrinks by lowering the operator count), RandWire-style
-// cells, NAS-style cells, a brute-force oracle over all topological orders and
-// a plain dynamic-programme oracle over all operator sets.
+// cells, NAS-style cells, and a brute-force oracle over all topological orders
+// (plain_dp_oracle_for_test.h has the oracle for larger graphs).
 #pragma once
 
 #include <cstdint>
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -231,52 +230,6 @@ inline int64_t compute_brute_force_min_peak(const BufferGraph& bg) {
     next_candidate.push_back(0);
   }
   return best < 0 ? 0 : best;
-}
-
-// The step memory of running `v` after the set `done` (bit i = operator i),
-// from the accounting rule itself (analysis/buffer_graph.h): a buffer is live
-// at a step if it was produced at or before it (model inputs: from step 0)
-// and its last consumer is at or after it (model outputs: until the end).
-// Independent of the search's own tables on purpose. n <= 64.
-inline int64_t compute_step_bytes_by_rule(const BufferGraph& bg, uint64_t done, int v) {
-  int64_t bytes = bg.operators[static_cast<size_t>(v)].workspace_bytes;
-  for (size_t b = 0; b < bg.buffers.size(); ++b) {
-    const analysis::Buffer& buffer = bg.buffers[b];
-    const bool produced = buffer.producer < 0 || buffer.producer == v || ((done >> buffer.producer) & 1u);
-    bool needed = buffer.is_model_output || buffer.producer == v || (buffer.producer < 0 && done == 0);
-    for (int c : buffer.consumers) needed = needed || !((done >> c) & 1u);
-    if (produced && needed) bytes += buffer.bytes;
-  }
-  return bytes;
-}
-
-// The oracle for graphs too big for brute force: Serenity's dynamic programme
-// with no bound, pruning or dominance, memoising every downward-closed set.
-// O(sets x n x buffers); n <= 64 and few enough sets (tests only).
-inline int64_t compute_plain_dp_min_peak(const BufferGraph& bg) {
-  const int n = static_cast<int>(bg.operators.size());
-  std::vector<uint64_t> preds(static_cast<size_t>(n), 0);
-  for (int v = 0; v < n; ++v) {
-    for (int b : bg.operators[static_cast<size_t>(v)].inputs) {
-      const int p = bg.buffers[static_cast<size_t>(b)].producer;
-      if (p >= 0) preds[static_cast<size_t>(v)] |= uint64_t{1} << p;
-    }
-  }
-  std::map<uint64_t, int64_t> layer{{0, 0}};
-  for (int size = 0; size < n; ++size) {
-    std::map<uint64_t, int64_t> next;
-    for (const auto& [done, peak] : layer) {
-      for (int v = 0; v < n; ++v) {
-        if (((done >> v) & 1u) || (preds[static_cast<size_t>(v)] & done) != preds[static_cast<size_t>(v)]) continue;
-        const int64_t through = std::max(peak, compute_step_bytes_by_rule(bg, done, v));
-        const uint64_t after = done | (uint64_t{1} << v);
-        auto [it, inserted] = next.emplace(after, through);
-        if (!inserted) it->second = std::min(it->second, through);
-      }
-    }
-    layer.swap(next);
-  }
-  return n == 0 ? 0 : layer.begin()->second;
 }
 
 // NAS-style cells (NASNet-A, DARTS, AmoebaNet; import/zoo_nas.cc): after a
