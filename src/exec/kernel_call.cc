@@ -26,6 +26,8 @@ Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& 
     case ir::OpType::kClip:
     case ir::OpType::kSigmoid:
     case ir::OpType::kHardSwish:
+    case ir::OpType::kQuantize:
+    case ir::OpType::kDequantize:
       return prepare_elementwise_kernel(context);
     case ir::OpType::kSoftmax:
     case ir::OpType::kLrn:
@@ -35,8 +37,6 @@ Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& 
     case ir::OpType::kSlice:
     case ir::OpType::kTranspose:
     case ir::OpType::kPad:
-    case ir::OpType::kQuantize:
-    case ir::OpType::kDequantize:
       return prepare_data_movement_kernel(context);
     case ir::OpType::kReshape:
       break;  // an alias: the plan never calls it

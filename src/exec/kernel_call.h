@@ -100,11 +100,11 @@ Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& 
 Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallContext& context);
 // pool: MaxPool, AveragePool, Mean.
 Result<std::unique_ptr<PreparedKernel>> prepare_pool_kernel(const KernelCallContext& context);
-// elementwise: Add, Sub, Mul, Clip, Sigmoid, HardSwish.
+// elementwise: Add, Sub, Mul, Clip, Sigmoid, HardSwish, Quantize, Dequantize.
 Result<std::unique_ptr<PreparedKernel>> prepare_elementwise_kernel(const KernelCallContext& context);
 // normalization: Softmax, Lrn.
 Result<std::unique_ptr<PreparedKernel>> prepare_normalization_kernel(const KernelCallContext& context);
-// data movement: Concat, Split, Slice, Transpose, Pad, Quantize, Dequantize,
+// data movement: Concat, Split, Slice, Transpose, Pad,
 // and kCopy calls (no node).
 Result<std::unique_ptr<PreparedKernel>> prepare_data_movement_kernel(const KernelCallContext& context);
 
