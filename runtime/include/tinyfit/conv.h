@@ -1,0 +1,124 @@
+/* Conv-family kernels: Conv2D, DepthwiseConv2D, FullyConnected, in int8
+ * (qs8), legacy uint8 (qu8) and float32 (f32), direct convolution.
+ *
+ * Views are NHWC (runtime.h) with channel stride 1; every other stride is
+ * honoured, so a view may be a channel slice of a larger tensor. Weights keep
+ * the IR layout: Conv2D w[Cout][KH][KW][Cin/groups], DepthwiseConv2D
+ * w[KH][KW][Cin*multiplier], FullyConnected w[Out][In] (In in the input's
+ * row-major (h, w, c) order). Quantized kernels follow TFLite's integer
+ * semantics bit for bit (int32 sums of (x - x_zp) * (w - w_zp), int32 bias,
+ * per-channel Q31 multiplier and shift with TFLite's double rounding,
+ * output zero point, clamp); weights have one zero point per tensor.
+ *
+ * Partial execution (PEX, plan.h CallMode):
+ *  - whole / chunk: output channels [out_begin, out_end) of the node, written
+ *    to an output view whose channel 0 is out_begin (a whole output is 0, Cout);
+ *  - accumulate (Conv2D with groups == 1, FullyConnected): the input view holds
+ *    the node's input channels [in_begin, in_begin + input->shape[3]) and their
+ *    contribution is added to an accumulator view of the output's shape;
+ *  - finalize: accumulator + bias, requantised and clamped, into the output.
+ * Accumulators of 32 bits (int32; float for f32) are exact. Accumulators of
+ * 16 or 8 bits (PEX section 3.4, not exact) hold the running sum in units of
+ * output_scale / 2^(bits-8), saturated to their range: each iteration adds
+ * round(M' * chunk_sum) with M' = the channel's multiplier times 2^(bits-8),
+ * and finalize adds the bias requantised the same way, divides by 2^(bits-8)
+ * rounding half away from zero, adds the output zero point and clamps.
+ */
+#ifndef TINYFIT_CONV_H_
+#define TINYFIT_CONV_H_
+
+#include "tinyfit/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything a conv-family call needs besides its views: what generated code
+ * keeps in flash. Fields an operator does not use are 0 (or NULL). */
+typedef struct tf_conv_params {
+  const void* weights;        /* IR layout (above); int8_t, uint8_t or float */
+  const void* bias;           /* [out_channels]: int32_t (qs8, qu8) or float (f32) */
+  const int32_t* multiplier;  /* [out_channels] Q31 requantisation multiplier (qs8, qu8) */
+  const int32_t* shift;       /* [out_channels] its power of two (> 0: left) */
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t groups;             /* Conv2D groups (1: ordinary) */
+  int32_t depth_multiplier;   /* DepthwiseConv2D: output channel c reads input c / multiplier */
+  int32_t in_channels;        /* last axis of the node's input */
+  int32_t out_channels;       /* last axis of the node's output */
+  int32_t in_features;        /* FullyConnected: In (a multiple of in_channels) */
+  int32_t input_offset;       /* -(input zero point) */
+  int32_t weight_offset;      /* -(weight zero point) */
+  int32_t output_offset;      /* output zero point */
+  int32_t activation_min;     /* quantized clamp of the output */
+  int32_t activation_max;
+  float float_min;            /* f32 clamp of the output (+-FLT_MAX when none) */
+  float float_max;
+} tf_conv_params;
+
+/* Conv2D, whole or a chunk of output channels [out_begin, out_end). */
+void tf_qs8_conv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                          int32_t out_begin, int32_t out_end);
+void tf_qu8_conv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                          int32_t out_begin, int32_t out_end);
+void tf_f32_conv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                          int32_t out_begin, int32_t out_end);
+
+/* Conv2D (groups == 1), the contribution of input channels starting at
+ * in_begin added to `accumulator` (int32_t, int16_t or int8_t elements for
+ * accumulator_bits 32, 16, 8; float for f32, 32 bits only); the first
+ * iteration overwrites it. */
+void tf_qs8_conv2d_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                     const tf_conv_params* params, int32_t in_begin,
+                                     int32_t accumulator_bits, int32_t first_iteration);
+void tf_qu8_conv2d_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                     const tf_conv_params* params, int32_t in_begin,
+                                     int32_t accumulator_bits, int32_t first_iteration);
+void tf_f32_conv2d_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                     const tf_conv_params* params, int32_t in_begin,
+                                     int32_t accumulator_bits, int32_t first_iteration);
+
+/* DepthwiseConv2D, output channels [out_begin, out_end); the input view's
+ * channel 0 is the node's input channel in_begin (0 for a whole input). */
+void tf_qs8_dwconv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_qu8_dwconv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_f32_dwconv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            int32_t out_begin, int32_t out_end, int32_t in_begin);
+
+/* FullyConnected on an output view of [B, Out] (shape {1, 1, B, Out}). The
+ * input's features are its channels (rows over n, h, w), its (w, c) (rows over
+ * n, h) or its (h, w, c) (rows over n), as in_features / in_channels says. */
+void tf_qs8_fully_connected_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                   int32_t out_begin, int32_t out_end);
+void tf_qu8_fully_connected_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                   int32_t out_begin, int32_t out_end);
+void tf_f32_fully_connected_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                   int32_t out_begin, int32_t out_end);
+void tf_qs8_fully_connected_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                              const tf_conv_params* params, int32_t in_begin,
+                                              int32_t accumulator_bits, int32_t first_iteration);
+void tf_qu8_fully_connected_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                              const tf_conv_params* params, int32_t in_begin,
+                                              int32_t accumulator_bits, int32_t first_iteration);
+void tf_f32_fully_connected_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                              const tf_conv_params* params, int32_t in_begin,
+                                              int32_t accumulator_bits, int32_t first_iteration);
+
+/* Finalize of a Conv2D or FullyConnected accumulate loop: every element of
+ * `accumulator` (channel = last axis) to the same index of `output`. */
+void tf_qs8_conv_finalize(const tf_view* accumulator, const tf_view* output, const tf_conv_params* params,
+                          int32_t accumulator_bits);
+void tf_qu8_conv_finalize(const tf_view* accumulator, const tf_view* output, const tf_conv_params* params,
+                          int32_t accumulator_bits);
+void tf_f32_conv_finalize(const tf_view* accumulator, const tf_view* output, const tf_conv_params* params,
+                          int32_t accumulator_bits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYFIT_CONV_H_ */

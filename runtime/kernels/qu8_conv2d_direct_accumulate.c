@@ -1,0 +1,7 @@
+/* tf_qu8_conv2d_direct_accumulate: uint8 (legacy, per-tensor weight zero point) Conv2D accumulate of a chunk of input channels (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_CONV_ELEMENT uint8_t
+#include "conv_quantized.inc"
+#define TF_CONV_ACCUMULATE tf_qu8_conv2d_direct_accumulate
+#include "conv2d_direct.inc"

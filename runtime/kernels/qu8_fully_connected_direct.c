@@ -1,0 +1,7 @@
+/* tf_qu8_fully_connected_direct: uint8 (legacy, per-tensor weight zero point) FullyConnected, whole or a chunk of outputs (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_CONV_ELEMENT uint8_t
+#include "conv_quantized.inc"
+#define TF_FC_DIRECT tf_qu8_fully_connected_direct
+#include "fully_connected_direct.inc"
