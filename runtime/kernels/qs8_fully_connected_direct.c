@@ -2,6 +2,6 @@
 #include "tinyfit/conv.h"
 
 #define TF_CONV_ELEMENT int8_t
-#include "conv_quantized.inc"
+#include "tinyfit/kernel_templates/conv_quantized_arithmetic.h"
 #define TF_FC_DIRECT tf_qs8_fully_connected_direct
-#include "fully_connected_direct.inc"
+#include "tinyfit/kernel_templates/fully_connected_direct.h"

@@ -2,6 +2,6 @@
 #include "tinyfit/conv.h"
 
 #define TF_CONV_ELEMENT uint8_t
-#include "conv_quantized.inc"
+#include "tinyfit/kernel_templates/conv_quantized_arithmetic.h"
 #define TF_CONV_DIRECT tf_qu8_conv2d_direct
-#include "conv2d_direct.inc"
+#include "tinyfit/kernel_templates/conv2d_direct.h"

@@ -2,6 +2,6 @@
 #include "tinyfit/conv.h"
 
 #define TF_CONV_ELEMENT uint8_t
-#include "conv_quantized.inc"
+#include "tinyfit/kernel_templates/conv_quantized_arithmetic.h"
 #define TF_CONV_FINALIZE tf_qu8_conv_finalize
-#include "conv_finalize.inc"
+#include "tinyfit/kernel_templates/conv_finalize.h"

@@ -1,10 +1,10 @@
 /* The direct convolution loop shared by Conv2D and FullyConnected, over the
- * element arithmetic of conv_quantized.inc or conv_float.inc (included
+ * element arithmetic of conv_quantized_arithmetic.h or conv_float_arithmetic.h (included
  * first). Per output pixel the in-bounds tap range is computed once, so the
  * inner loop is a plain dot product over input channels contiguous in memory
  * (channel stride 1) against the weights' contiguous taps. */
 #include <stddef.h>
-#include "conv_taps.inc"
+#include "tinyfit/kernel_templates/conv_taps.h"
 
 typedef struct conv_window {
   int32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;

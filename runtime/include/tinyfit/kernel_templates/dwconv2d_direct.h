@@ -1,9 +1,9 @@
-/* DepthwiseConv2D, direct, over the element arithmetic of conv_quantized.inc
- * or conv_float.inc (included first; the including file then defines
+/* DepthwiseConv2D, direct, over the element arithmetic of conv_quantized_arithmetic.h
+ * or conv_float_arithmetic.h (included first; the including file then defines
  * TF_DWCONV_DIRECT). Output channel oc reads input channel
  * oc / depth_multiplier; weights w[KH][KW][Cout]. */
 #include <stddef.h>
-#include "conv_taps.inc"
+#include "tinyfit/kernel_templates/conv_taps.h"
 
 void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                       int32_t out_begin, int32_t out_end, int32_t in_begin) {

@@ -1,7 +1,7 @@
-/* Conv2D from the parameters' window (conv_core.inc). The including file
+/* Conv2D from the parameters' window (conv_core.h). The including file
  * defines TF_CONV_DIRECT and TF_CONV_ACCUMULATE, the names of the two
  * functions, after its element arithmetic. */
-#include "conv_core.inc"
+#include "tinyfit/kernel_templates/conv_core.h"
 
 static inline conv_window conv2d_window(const tf_conv_params* p) {
   conv_window w;

@@ -1,5 +1,5 @@
 /* Finalize of a conv-family accumulate loop, over the element arithmetic of
- * conv_quantized.inc or conv_float.inc (included first; the including file
+ * conv_quantized_arithmetic.h or conv_float_arithmetic.h (included first; the including file
  * then defines TF_CONV_FINALIZE). Channel = the views' last axis. */
 #include <stddef.h>
 

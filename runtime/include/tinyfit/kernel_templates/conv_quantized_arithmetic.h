@@ -1,7 +1,32 @@
 /* The quantized element arithmetic of the conv-family kernels, shared by
  * int8 (qs8) and uint8 (qu8): the including file defines TF_CONV_ELEMENT
- * (int8_t or uint8_t, activations and weights alike). Sums are int32. */
-#include "conv_fixed_point.inc"
+ * (int8_t or uint8_t, activations and weights alike). Sums are int32.
+ * Included once per kernel file; everything is static inline. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tinyfit/fixed_point.h"
+
+static inline int32_t conv_clamp(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* round(x * multiplier * 2^(shift - 31 + extra_bits)) in 64 bits, halves away
+ * from zero, saturated to int32: the update of a 16- or 8-bit accumulator
+ * (conv.h). Not TFLite arithmetic: reduced-precision accumulators are not exact. */
+static inline int32_t conv_scale_to_accumulator(int32_t x, int32_t multiplier, int32_t shift, int32_t extra_bits) {
+  const int64_t product = (int64_t)x * (int64_t)multiplier; /* |product| <= 2^62 */
+  const int32_t right = 31 - shift - extra_bits;
+  int64_t result;
+  if (right <= 0) {
+    const int64_t limit = (int64_t)INT32_MAX >> -right;
+    result = product > limit ? INT32_MAX : product < -limit ? INT32_MIN : product * ((int64_t)1 << -right);
+  } else if (right >= 62) {
+    result = 0;
+  } else {
+    const int64_t half = (int64_t)1 << (right - 1);
+    result = product >= 0 ? (product + half) >> right : -((-product + half) >> right);
+  }
+  return result > INT32_MAX ? INT32_MAX : result < INT32_MIN ? INT32_MIN : (int32_t)result;
+}
 
 typedef TF_CONV_ELEMENT conv_element;
 typedef TF_CONV_ELEMENT conv_weight;
@@ -15,7 +40,7 @@ static inline conv_sum conv_product(conv_element x, conv_weight w, int32_t x_off
 static inline void conv_store_output(void* output, ptrdiff_t index, conv_sum sum, int32_t channel,
                                      const tf_conv_params* p) {
   const int32_t biased = sum + ((const int32_t*)p->bias)[channel];
-  const int32_t value = conv_requantize(biased, p->multiplier[channel], p->shift[channel]) + p->output_offset;
+  const int32_t value = tf_multiply_by_quantized_multiplier(biased, p->multiplier[channel], p->shift[channel]) + p->output_offset;
   ((conv_element*)output)[index] = (conv_element)conv_clamp(value, p->activation_min, p->activation_max);
 }
 
@@ -51,6 +76,6 @@ static inline void conv_finalize_element(const void* accumulator, ptrdiff_t a_in
   const int32_t held = bits == 16 ? ((const int16_t*)accumulator)[a_index] : ((const int8_t*)accumulator)[a_index];
   const int64_t total = (int64_t)held + bias;
   const int32_t sum = (int32_t)(total > INT32_MAX ? INT32_MAX : total < INT32_MIN ? INT32_MIN : total);
-  const int32_t value = conv_divide_by_pot(sum, bits - 8) + p->output_offset;
+  const int32_t value = tf_rounding_divide_by_pot(sum, bits - 8) + p->output_offset;
   ((conv_element*)output)[o_index] = (conv_element)conv_clamp(value, p->activation_min, p->activation_max);
 }

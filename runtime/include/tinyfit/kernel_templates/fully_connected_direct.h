@@ -1,9 +1,9 @@
-/* FullyConnected as a convolution (conv_core.inc): w[Out][In] is the
+/* FullyConnected as a convolution (conv_core.h): w[Out][In] is the
  * w[Out][KH][KW][C] of a window over the input's feature axes, and the
  * output rows [B, Out] are re-viewed as the conv's output pixels. The
  * including file defines TF_FC_DIRECT or TF_FC_ACCUMULATE after its element
  * arithmetic. */
-#include "conv_core.inc"
+#include "tinyfit/kernel_templates/conv_core.h"
 
 /* The window and output view of the equivalent conv. Features are the
  * channels (rows over n, h, w), (w, c) (rows over n, h) or (h, w, c) (rows
