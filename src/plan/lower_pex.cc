@@ -55,6 +55,37 @@ Plan build_ordinary_plan(const ir::Graph& graph, const analysis::BufferGraph& bg
   return plan;
 }
 
+// In-place merges (analysis/inplace.h) for the whole operators of a pex
+// schedule: apply_inplace over the schedule's operator order, with every
+// buffer a loop reads marked as a model output so that no merge overwrites a
+// loop's input (loops' own operators never merge). apply_inplace judges
+// merges by the plain order's profile, which does not see loops, so the
+// caller keeps them only if the plan's peak does not rise. Model-output flags
+// are restored from the graph afterwards.
+analysis::BufferGraph merge_whole_ops_in_place(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                               const partition::PexSchedule& schedule, int& merges) {
+  analysis::BufferGraph masked = bg;
+  analysis::Order order;
+  for (const partition::PexInstruction& i : schedule.instructions) {
+    if (!i.is_loop) {
+      order.push_back(i.op);
+      continue;
+    }
+    for (int op : i.loop.ops) {
+      order.push_back(op);
+      for (int b : bg.operators[static_cast<size_t>(op)].inputs) masked.buffers[static_cast<size_t>(b)].is_model_output = true;
+    }
+  }
+  analysis::InplaceResult merged = analysis::apply_inplace(graph, masked, order);
+  merges = static_cast<int>(merged.merges.size());
+  for (analysis::Buffer& b : merged.graph.buffers) b.is_model_output = false;
+  for (ir::TensorId t : graph.outputs) {
+    const int b = merged.graph.buffer_of_tensor.at(static_cast<size_t>(t));
+    if (b >= 0) merged.graph.buffers[static_cast<size_t>(b)].is_model_output = true;
+  }
+  return std::move(merged.graph);
+}
+
 }  // namespace
 
 Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& options) {
@@ -72,11 +103,32 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
   for (const partition::PexInstruction& i : schedule.instructions) {
     if (i.is_loop) extents.push_back(i.loop.extent);
   }
+  const std::vector<int64_t> unit_tiles(extents.size(), 1);
+  // The graph the plan is lowered from: bg, or bg with whole operators merged in place.
+  const analysis::BufferGraph* lowered_bg = &bg;
+  const partition::PexGraph* lowered_pg = &pg;
   auto lower = [&](const std::vector<int64_t>& tiles) {
-    return lower_pex_schedule(graph, bg, pg, schedule, tiles, options.accumulator_bits);
+    return lower_pex_schedule(graph, *lowered_bg, *lowered_pg, schedule, tiles, options.accumulator_bits);
   };
   auto peak_of = [&](const std::vector<int64_t>& tiles) { return compute_plan_memory(lower(tiles)).peak_bytes; };
-  const int64_t unit_peak = peak_of(std::vector<int64_t>(extents.size(), 1));
+  int64_t unit_peak = peak_of(unit_tiles);
+  int merges = 0;
+  analysis::BufferGraph merged_bg;
+  partition::PexGraph merged_pg;
+  if (options.inplace) {
+    merged_bg = merge_whole_ops_in_place(graph, bg, schedule, merges);
+    merged_pg = partition::build_pex_graph(graph, merged_bg, options.accumulator_bits);
+    lowered_bg = &merged_bg;
+    lowered_pg = &merged_pg;
+    const int64_t merged_peak = peak_of(unit_tiles);
+    if (merges > 0 && merged_peak <= unit_peak) {
+      unit_peak = merged_peak;
+    } else {
+      merges = 0;
+      lowered_bg = &bg;
+      lowered_pg = &pg;
+    }
+  }
 
   std::string order_note;
   Plan ordinary = build_ordinary_plan(graph, bg, options, order_note);
@@ -96,8 +148,9 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
   const int64_t target = options.sram_bytes > 0 ? std::max(options.sram_bytes, unit_peak) : unit_peak;
   const std::vector<int64_t> tiles = choose_tiles(extents, target, peak_of);
   result.plan = lower(tiles);
-  if (options.inplace) {
-    result.note = "in-place merges not applied inside the pex plan; ";
+  if (merges > 0) {
+    result.plan.techniques.push_back("inplace");
+    result.note = std::to_string(merges) + " whole operators in place; ";
   }
   result.loops = static_cast<int>(extents.size());
   result.note += "pex: " + std::to_string(result.loops) + " loops, peak " + std::to_string(unit_peak) +

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/inplace.h"
 #include "import/import_model.h"
 #include "ir/op_decl.h"
 #include "plan/build_plan.h"
@@ -138,6 +139,27 @@ TEST(BuildPexPlan, ATightBudgetShrinksTilesButStillFits) {
     unit_iterations += step.loop().extent;
   }
   EXPECT_LT(iterations, unit_iterations);
+}
+
+TEST(BuildPexPlan, InPlaceNeverRaisesThePeakAndBeatsOrdinaryInPlace) {
+  for (const std::string& model : zoo_models()) {
+    const ir::Graph graph = import_or_die(model);
+    const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+    const analysis::Order order = analysis::given_order(bg);
+    const int64_t ordinary_inplace =
+        compute_plan_memory(build_operator_plan(graph, analysis::apply_inplace(graph, bg, order).graph, order)).peak_bytes;
+    PexOptions options;
+    Result<PexResult> plain = build_pex_plan(graph, options);
+    options.inplace = true;
+    Result<PexResult> merged = build_pex_plan(graph, options);
+    ASSERT_TRUE(plain && merged);
+    const int64_t peak = compute_plan_memory(merged->plan).peak_bytes;
+    EXPECT_LE(peak, compute_plan_memory(plain->plan).peak_bytes) << model;
+    EXPECT_LE(peak, ordinary_inplace) << model;
+    Status valid = verify_plan(graph, merged->plan);
+    EXPECT_TRUE(valid) << model << ": " << (valid ? "" : valid.error().message);
+    EXPECT_EQ(count_plan_macs(graph, merged->plan), ir::count_graph_macs(graph)) << model;
+  }
 }
 
 TEST(BuildPexPlan, AnExpiredDeadlineStillGivesAVerifiedPlan) {
