@@ -1,11 +1,229 @@
-// Placeholder until this family's runtime kernels land: every call reports
-// that no kernel exists yet (exit 2), never a fake result.
-#include "exec/kernel_call.h"
+// Conv-family bindings: Conv2D, DepthwiseConv2D and FullyConnected calls to
+// the runtime kernels of tinyfit/conv.h, in every mode the operator's kind
+// allows (plan.h CallMode):
+//   Conv2D (groups == 1), FullyConnected: whole, chunk (output channels),
+//     accumulate (input channels into an accumulator), finalize;
+//   grouped Conv2D: whole;
+//   DepthwiseConv2D: whole, chunk.
+// The scalar arguments of a call are constants or the loop's chunk bounds, so
+// run() evaluates them and emit() spells the same values in C.
+#include <array>
+#include <variant>
+
+#include "exec/bind_conv_params.h"
 
 namespace tinyfit::exec {
+namespace {
+
+// One int32 argument: a constant, or the iteration's chunk begin / end or
+// first-iteration flag.
+struct ScalarArg {
+  enum class Source { kConstant, kChunkBegin, kChunkEnd, kFirstIteration };
+  Source source = Source::kConstant;
+  int64_t constant = 0;
+
+  static ScalarArg fixed(int64_t value) { return {Source::kConstant, value}; }
+
+  int32_t evaluate(const KernelViews& views) const {
+    switch (source) {
+      case Source::kConstant: break;
+      case Source::kChunkBegin: return static_cast<int32_t>(views.chunk.begin);
+      case Source::kChunkEnd: return static_cast<int32_t>(views.chunk.end);
+      case Source::kFirstIteration: return views.first_iteration ? 1 : 0;
+    }
+    return static_cast<int32_t>(constant);
+  }
+
+  std::string spell(const CallEmitter& emitter) const {
+    switch (source) {
+      case Source::kConstant: break;
+      case Source::kChunkBegin: return emitter.chunk_begin();
+      case Source::kChunkEnd: return emitter.chunk_end();
+      case Source::kFirstIteration: return emitter.first_iteration();
+    }
+    return std::to_string(constant);
+  }
+};
+
+using Kernel1 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t);
+using Kernel2 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t);
+using Kernel3 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t, int32_t);
+using KernelFunction = std::variant<Kernel1, Kernel2, Kernel3>;
+
+// The kernels of one dtype, by role.
+struct DtypeKernels {
+  Kernel2 conv2d, fully_connected;
+  Kernel3 conv2d_accumulate, fully_connected_accumulate, dwconv2d;
+  Kernel1 finalize;
+};
+
+const DtypeKernels& kernels_of(const std::string& dtype) {
+  static const DtypeKernels kQs8{tf_qs8_conv2d_direct,
+                                 tf_qs8_fully_connected_direct,
+                                 tf_qs8_conv2d_direct_accumulate,
+                                 tf_qs8_fully_connected_direct_accumulate,
+                                 tf_qs8_dwconv2d_direct,
+                                 tf_qs8_conv_finalize};
+  static const DtypeKernels kQu8{tf_qu8_conv2d_direct,
+                                 tf_qu8_fully_connected_direct,
+                                 tf_qu8_conv2d_direct_accumulate,
+                                 tf_qu8_fully_connected_direct_accumulate,
+                                 tf_qu8_dwconv2d_direct,
+                                 tf_qu8_conv_finalize};
+  static const DtypeKernels kF32{tf_f32_conv2d_direct,
+                                 tf_f32_fully_connected_direct,
+                                 tf_f32_conv2d_direct_accumulate,
+                                 tf_f32_fully_connected_direct_accumulate,
+                                 tf_f32_dwconv2d_direct,
+                                 tf_f32_conv_finalize};
+  return dtype == "qs8" ? kQs8 : dtype == "qu8" ? kQu8 : kF32;
+}
+
+class ConvKernel final : public PreparedKernel {
+ public:
+  ConvKernel(std::unique_ptr<ConvConstants> constants, std::string name, KernelFunction function,
+             size_t input_index, std::vector<ScalarArg> args)
+      : constants_(std::move(constants)),
+        name_(std::move(name)),
+        function_(function),
+        input_index_(input_index),
+        args_(std::move(args)) {}
+
+  std::string_view kernel_name() const override { return name_; }
+
+  void run(const KernelViews& views) const override {
+    const tf_view* in = &views.inputs[input_index_];
+    const tf_view* out = &views.outputs[0];
+    const tf_conv_params* p = &constants_->params();
+    std::array<int32_t, 3> a{};
+    for (size_t i = 0; i < args_.size(); ++i) a[i] = args_[i].evaluate(views);
+    if (auto* f1 = std::get_if<Kernel1>(&function_)) (*f1)(in, out, p, a[0]);
+    if (auto* f2 = std::get_if<Kernel2>(&function_)) (*f2)(in, out, p, a[0], a[1]);
+    if (auto* f3 = std::get_if<Kernel3>(&function_)) (*f3)(in, out, p, a[0], a[1], a[2]);
+  }
+
+  Status emit(CallEmitter& emitter) const override {
+    const std::string params = constants_->emit(emitter);
+    std::vector<std::string> arguments{emitter.input_view(input_index_),
+                                       emitter.output_view(0), "&" + params};
+    for (const ScalarArg& arg : args_) arguments.push_back(arg.spell(emitter));
+    emitter.call("tinyfit/conv.h", name_, arguments);
+    return {};
+  }
+
+ private:
+  std::unique_ptr<ConvConstants> constants_;
+  std::string name_;
+  KernelFunction function_;
+  size_t input_index_;  // the view the kernel reads: the accumulator (last) for finalize
+  std::vector<ScalarArg> args_;
+};
+
+// The loop whose body holds this call (kChunk / kAccumulate calls are in one).
+const plan::Loop* find_loop(const KernelCallContext& context) {
+  for (const plan::Step& step : context.plan.steps) {
+    if (!step.is_loop()) continue;
+    for (const plan::KernelCall& call : step.loop().body) {
+      if (&call == &context.call) return &step.loop();
+    }
+  }
+  return nullptr;
+}
+
+ScalarArg chunk_arg(ScalarArg::Source source) { return {source, 0}; }
+
+// DepthwiseConv2D chunk: the loop runs over the node's output channels; the
+// input view either follows the chunk (multiplier 1: a partial buffer or a
+// channel slice, channel 0 = input channel `begin`) or is the whole input.
+// With a multiplier, a chunk of input channels yields multiplier times as many
+// output channels, which a view that follows the loop's chunk cannot hold.
+Result<std::vector<ScalarArg>> depthwise_chunk_args(const KernelCallContext& context, const tf_conv_params& p) {
+  const plan::Loop* loop = find_loop(context);
+  if (loop == nullptr || context.call.inputs.size() != 1) return fail_no_kernel(context, "a chunk outside a loop");
+  const bool input_follows_chunk = context.call.inputs[0].chunk_axis >= 0;
+  if (loop->extent != p.out_channels || (input_follows_chunk && p.depth_multiplier != 1)) {
+    return fail_no_kernel(context, "a loop of " + std::to_string(loop->extent) + " channels over " +
+                                       std::to_string(p.in_channels) + " input and " +
+                                       std::to_string(p.out_channels) + " output channels" +
+                                       (input_follows_chunk ? " with a chunked input" : ""));
+  }
+  using S = ScalarArg::Source;
+  return std::vector<ScalarArg>{chunk_arg(S::kChunkBegin), chunk_arg(S::kChunkEnd),
+                                input_follows_chunk ? chunk_arg(S::kChunkBegin) : ScalarArg::fixed(0)};
+}
+
+// The accumulator's element type must match the call's bits.
+Status check_accumulator(const KernelCallContext& context, const plan::View& accumulator, bool is_float) {
+  const int bits = context.call.accumulator_bits;
+  const bool bits_ok = is_float ? bits == 32 : (bits == 32 || bits == 16 || bits == 8);
+  const ir::DType dtype = context.plan.buffers.at(static_cast<size_t>(accumulator.buffer)).dtype;
+  if (!bits_ok || ir::dtype_size_bytes(dtype) * 8 != bits) {
+    return fail_no_kernel(context, std::to_string(bits) + "-bit accumulators in a " +
+                                       std::string(ir::dtype_name(dtype)) + " buffer");
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallContext& context) {
-  return fail_no_kernel(context, "this operator yet");
+  const ir::Node& node = context.node();
+  const plan::KernelCall& call = context.call;
+  if (call.inputs.empty() || call.outputs.size() != 1) return fail_no_kernel(context, "these views");
+  TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<ConvConstants> constants, ConvConstants::prepare(context));
+  const tf_conv_params& p = constants->params();
+  const DtypeKernels& k = kernels_of(constants->dtype_token());
+  const std::string prefix = "tf_" + constants->dtype_token() + "_";
+  const bool fc = node.op == ir::OpType::kFullyConnected;
+  const bool depthwise = node.op == ir::OpType::kDepthwiseConv2D;
+  using S = ScalarArg::Source;
+  const ScalarArg bits = ScalarArg::fixed(call.accumulator_bits);
+
+  std::string name;
+  KernelFunction function;
+  std::vector<ScalarArg> args;
+  size_t input_index = 0;
+  switch (call.mode) {
+    case plan::CallMode::kWhole:
+    case plan::CallMode::kChunk: {
+      const bool whole = call.mode == plan::CallMode::kWhole;
+      if (depthwise) {
+        name = prefix + "dwconv2d_direct";
+        function = k.dwconv2d;
+        if (whole) {
+          args = {ScalarArg::fixed(0), ScalarArg::fixed(p.out_channels), ScalarArg::fixed(0)};
+        } else {
+          TINYFIT_ASSIGN_OR_RETURN(args, depthwise_chunk_args(context, p));
+        }
+        break;
+      }
+      if (!whole && p.groups > 1) return fail_no_kernel(context, "a grouped convolution by chunks");
+      name = prefix + (fc ? "fully_connected_direct" : "conv2d_direct");
+      function = fc ? k.fully_connected : k.conv2d;
+      args = whole ? std::vector<ScalarArg>{ScalarArg::fixed(0), ScalarArg::fixed(p.out_channels)}
+                   : std::vector<ScalarArg>{chunk_arg(S::kChunkBegin), chunk_arg(S::kChunkEnd)};
+      break;
+    }
+    case plan::CallMode::kAccumulate:
+      if (depthwise || p.groups > 1) return fail_no_kernel(context, "accumulation of a non-aggregating operator");
+      TINYFIT_RETURN_IF_ERROR(check_accumulator(context, call.outputs[0], constants->is_float()));
+      name = prefix + (fc ? "fully_connected_direct_accumulate" : "conv2d_direct_accumulate");
+      function = fc ? k.fully_connected_accumulate : k.conv2d_accumulate;
+      args = {chunk_arg(S::kChunkBegin), bits, chunk_arg(S::kFirstIteration)};
+      break;
+    case plan::CallMode::kFinalize:
+      if (depthwise || p.groups > 1) return fail_no_kernel(context, "finalize of a non-aggregating operator");
+      TINYFIT_RETURN_IF_ERROR(check_accumulator(context, call.inputs.back(), constants->is_float()));
+      name = prefix + "conv_finalize";
+      function = k.finalize;
+      args = {bits};
+      input_index = call.inputs.size() - 1;
+      break;
+    case plan::CallMode::kCopy:
+      return fail_no_kernel(context, "a copy");
+  }
+  return std::make_unique<ConvKernel>(std::move(constants), std::move(name), function, input_index,
+                                      std::move(args));
 }
 
 }  // namespace tinyfit::exec
