@@ -24,7 +24,8 @@ void tf_f32_lrn_direct(const tf_view* input, const tf_view* output, const tf_lrn
             const float xk = x[(size_t)k * (size_t)input->strides[3]];
             square_sum += xk * xk;
           }
-          v = x[(size_t)c * (size_t)input->strides[3]] / powf(params->bias + alpha_over_size * square_sum, params->beta);
+          v = x[(size_t)c * (size_t)input->strides[3]] /
+              powf(params->bias + alpha_over_size * square_sum, params->beta);
           if (v < params->output_min) v = params->output_min;
           if (v > params->output_max) v = params->output_max;
           y[(size_t)c * (size_t)output->strides[3]] = v;

@@ -14,7 +14,9 @@ void tf_x8_pad(const tf_view* input, const tf_view* output, const tf_pad_params*
       for (w = 0; w < output->shape[2]; ++w) {
         uint8_t* row = out + ((size_t)n * (size_t)output->strides[0] + (size_t)h * (size_t)output->strides[1] +
                               (size_t)w * (size_t)output->strides[2]) * eb;
-        for (c = 0; c < output->shape[3]; ++c) memcpy(row + (size_t)c * (size_t)output->strides[3] * eb, params->fill, eb);
+        for (c = 0; c < output->shape[3]; ++c) {
+          memcpy(row + (size_t)c * (size_t)output->strides[3] * eb, params->fill, eb);
+        }
       }
     }
   }

@@ -102,7 +102,8 @@ void TF_SOFTMAX_NAME(const tf_view* input, const tf_view* output, const tf_softm
         }
         for (j = 0; j < depth; ++j) {
           /* exp (Q0.31) to Q12.19: SaturatingRoundingMultiplyByPOT<-12>. */
-          sum_of_exps += tf_softmax_rounding_divide_by_pot(table[max - x[(size_t)j * in_step]], kAccumulationIntegerBits);
+          sum_of_exps +=
+              tf_softmax_rounding_divide_by_pot(table[max - x[(size_t)j * in_step]], kAccumulationIntegerBits);
         }
         shifted_scale = tf_softmax_reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
         /* Each x is read before its own y is written: in place is safe. */

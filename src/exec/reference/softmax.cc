@@ -7,6 +7,7 @@
 
 #include "exec/reference/fixed_point.h"
 #include "exec/reference/kernel.h"
+#include "exec/reference/softmax_exp.h"
 
 namespace tinyfit::exec::reference {
 namespace {
@@ -22,31 +23,29 @@ SoftmaxLayout describe(const ir::Shape& shape, int axis) {
   return l;
 }
 
-// TFLite PreprocessSoftmaxScaling + CalculateInputRadius (softmax_common.cc).
-struct SoftmaxParams {
-  int32_t input_multiplier = 0;
-  int input_left_shift = 0;
-  int32_t diff_min = 0;
-};
-constexpr int kScaledDiffIntegerBits = 5;
-constexpr int kAccumulationIntegerBits = 12;
+}  // namespace
 
-SoftmaxParams prepare(double beta, double input_scale) {
-  SoftmaxParams p;
+// TFLite PreprocessSoftmaxScaling + CalculateInputRadius (softmax_common.cc).
+SoftmaxExpParams prepare_softmax_exp(double beta, double input_scale) {
+  SoftmaxExpParams p;
   const double max_real_multiplier = static_cast<double>((1ll << 31) - 1);
   const double real_multiplier = std::min<double>(
-      beta * input_scale * static_cast<double>(1 << (31 - kScaledDiffIntegerBits)), max_real_multiplier);
+      beta * input_scale * static_cast<double>(1 << (31 - kSoftmaxScaledDiffIntegerBits)), max_real_multiplier);
   const QuantizedMultiplier m = quantize_multiplier(real_multiplier);
   p.input_multiplier = m.multiplier;
   p.input_left_shift = m.shift;
-  const double max_input_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
-                                    static_cast<double>(1ll << (31 - kScaledDiffIntegerBits)) /
+  const double max_input_rescaled = 1.0 * ((1 << kSoftmaxScaledDiffIntegerBits) - 1) *
+                                    static_cast<double>(1ll << (31 - kSoftmaxScaledDiffIntegerBits)) /
                                     static_cast<double>(1ll << p.input_left_shift);
   p.diff_min = -static_cast<int32_t>(std::floor(max_input_rescaled));
   return p;
 }
 
-}  // namespace
+int32_t compute_softmax_exp(const SoftmaxExpParams& params, int32_t diff) {
+  const int32_t rescaled = saturating_rounding_doubling_high_mul(
+      static_cast<int32_t>(static_cast<uint32_t>(diff) << params.input_left_shift), params.input_multiplier);
+  return compute_exp_on_negative_values(rescaled, kSoftmaxScaledDiffIntegerBits);
+}
 
 Status run_softmax(const KernelArgs& args) {
   const auto& a = args.node.attr<ir::SoftmaxAttrs>();
@@ -74,17 +73,11 @@ Status run_softmax(const KernelArgs& args) {
     return fail_kernel(args, "unsupported dtype " + std::string(ir::dtype_name(dtype)));
   }
   TINYFIT_ASSIGN_OR_RETURN(TensorQuant qx, get_tensor_quant(args, args.input_tensor(0)));
-  const SoftmaxParams p = prepare(static_cast<double>(a.beta), static_cast<double>(qx.scale));
+  const SoftmaxExpParams p = prepare_softmax_exp(static_cast<double>(a.beta), static_cast<double>(qx.scale));
   const int32_t out_min = ir::dtype_min(dtype);
   const int32_t out_max = ir::dtype_max(dtype);
   const std::vector<int32_t> x = load_integers(*args.inputs[0]);
   std::vector<int32_t> y(x.size());
-  // MultiplyByQuantizedMultiplierGreaterThanOne, then exp, for one difference.
-  const auto exp_of_diff = [&](int32_t diff) {
-    const int32_t rescaled = saturating_rounding_doubling_high_mul(
-        static_cast<int32_t>(static_cast<uint32_t>(diff) << p.input_left_shift), p.input_multiplier);
-    return compute_exp_on_negative_values(rescaled, kScaledDiffIntegerBits);
-  };
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t i = 0; i < l.inner; ++i) {
       int32_t max = x[at(o, 0, i)];
@@ -93,17 +86,20 @@ Status run_softmax(const KernelArgs& args) {
       for (int64_t d = 0; d < l.depth; ++d) {
         const int32_t diff = x[at(o, d, i)] - max;
         if (diff >= p.diff_min) {
-          sum_of_exps += saturating_rounding_multiply_by_pot(exp_of_diff(diff), -kAccumulationIntegerBits);
+          sum_of_exps +=
+              saturating_rounding_multiply_by_pot(compute_softmax_exp(p, diff), -kSoftmaxAccumulationIntegerBits);
         }
       }
       int num_bits_over_unit = 0;
-      const int32_t shifted_scale = compute_reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
+      const int32_t shifted_scale =
+          compute_reciprocal(sum_of_exps, kSoftmaxAccumulationIntegerBits, &num_bits_over_unit);
       for (int64_t d = 0; d < l.depth; ++d) {
         const int32_t diff = x[at(o, d, i)] - max;
         int32_t out = out_min;
         if (diff >= p.diff_min) {
-          const int32_t unsat = rounding_divide_by_pot(
-              saturating_rounding_doubling_high_mul(shifted_scale, exp_of_diff(diff)), num_bits_over_unit + 31 - 8);
+          const int32_t unsat =
+              rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted_scale, compute_softmax_exp(p, diff)),
+                                     num_bits_over_unit + 31 - 8);
           out = std::clamp(unsat + out_min, out_min, out_max);
         }
         y[at(o, d, i)] = out;
