@@ -1,0 +1,144 @@
+// Test support: a CallEmitter that records what a prepared kernel emits, and
+// a check that the emitted call is the one run() makes: the same function,
+// its header exists, the views and constants in the right places, every
+// field of a parameter struct spelled (4-byte fields: their count times 4 is
+// the struct's size) as a C literal that reads back.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exec/bind_channelwise_test_support.h"
+#include "exec/kernel_call.h"
+#include "tinyfit/elementwise.h"
+#include "tinyfit/pool.h"
+
+namespace tinyfit::exec::emit_test {
+
+class RecordingEmitter final : public CallEmitter {
+ public:
+  struct Array {
+    std::string c_type;
+    std::vector<uint8_t> bytes;
+  };
+  struct Struct {
+    std::string c_type;
+    std::vector<std::pair<std::string, std::string>> fields;
+  };
+  std::map<std::string, Array> arrays;
+  std::map<std::string, Struct> structs;
+  std::string header, function;
+  std::vector<std::string> arguments;
+  int calls = 0;
+
+  std::string define_array(std::string_view element_c_type, std::string_view hint,
+                           std::span<const uint8_t> bytes) override {
+    const std::string name = "array" + std::to_string(arrays.size()) + "_" + std::string(hint);
+    arrays[name] = {std::string(element_c_type), {bytes.begin(), bytes.end()}};
+    return name;
+  }
+  std::string define_struct(std::string_view struct_c_type, std::string_view hint,
+                            const std::vector<std::pair<std::string, std::string>>& fields) override {
+    const std::string name = "struct" + std::to_string(structs.size()) + "_" + std::string(hint);
+    structs[name] = {std::string(struct_c_type), fields};
+    return name;
+  }
+  std::string input_view(size_t i) const override { return "&in" + std::to_string(i); }
+  std::string output_view(size_t i) const override { return "&out" + std::to_string(i); }
+  std::string workspace() const override { return "NULL"; }
+  std::string workspace_bytes() const override { return "0"; }
+  std::string chunk_begin() const override { return "chunk_begin"; }
+  std::string chunk_end() const override { return "chunk_end"; }
+  std::string first_iteration() const override { return "(chunk_begin == 0)"; }
+  void call(std::string_view h, std::string_view f, const std::vector<std::string>& args) override {
+    header = h;
+    function = f;
+    arguments = args;
+    ++calls;
+  }
+};
+
+// Sizes of the parameter structs the bindings define.
+inline const std::map<std::string, size_t>& struct_sizes() {
+  static const std::map<std::string, size_t> sizes = {
+      {"tf_quantized_add_params", sizeof(tf_quantized_add_params)},
+      {"tf_quantized_mul_params", sizeof(tf_quantized_mul_params)},
+      {"tf_f32_clamp_params", sizeof(tf_f32_clamp_params)},
+      {"tf_quantize_params", sizeof(tf_quantize_params)},
+      {"tf_quantized_pool_params", sizeof(tf_quantized_pool_params)},
+      {"tf_f32_pool_params", sizeof(tf_f32_pool_params)},
+      {"tf_quantized_mean_params", sizeof(tf_quantized_mean_params)},
+      {"tf_f32_mean_params", sizeof(tf_f32_mean_params)},
+  };
+  return sizes;
+}
+
+// A C int or float literal as the bindings spell them.
+inline bool reads_back(const std::string& literal) {
+  if (literal == "INFINITY" || literal == "-INFINITY" || literal == "(-2147483647 - 1)") return true;
+  char* end = nullptr;
+  errno = 0;
+  if (literal.find_first_of(".px") != std::string::npos) {
+    std::strtof(literal.c_str(), &end);
+    return errno == 0 && end != nullptr && std::string(end) == "f";
+  }
+  std::strtol(literal.c_str(), &end, 10);
+  return errno == 0 && end != nullptr && *end == '\0';
+}
+
+inline void expect_emits_call(const ir::Graph& graph, const plan::Plan& plan, const plan::KernelCall& call) {
+  auto kernel = prepare_kernel(KernelCallContext{graph, plan, call});
+  ASSERT_TRUE(kernel.has_value()) << kernel.error().format();
+  RecordingEmitter emitter;
+  const Status emitted = (*kernel)->emit(emitter);
+  ASSERT_TRUE(emitted.has_value()) << emitted.error().format();
+  ASSERT_EQ(emitter.calls, 1);
+  EXPECT_EQ(emitter.function, (*kernel)->kernel_name());
+  EXPECT_TRUE(std::filesystem::exists(std::string(TINYFIT_SOURCE_DIR) + "/runtime/include/" + emitter.header))
+      << emitter.header;
+  ASSERT_GE(emitter.arguments.size(), 3u);
+  // The output view sits just before the constant argument.
+  EXPECT_EQ(emitter.arguments[emitter.arguments.size() - 2], "&out0");
+  size_t constants = 0;
+  for (const std::string& argument : emitter.arguments) {
+    if (argument.rfind("&struct", 0) == 0 || argument.rfind("array", 0) == 0) ++constants;
+  }
+  EXPECT_EQ(constants, 1u) << "one parameter struct or table, passed last";
+  for (const auto& [name, s] : emitter.structs) {
+    ASSERT_TRUE(struct_sizes().contains(s.c_type)) << s.c_type;
+    EXPECT_EQ(s.fields.size() * 4, struct_sizes().at(s.c_type)) << s.c_type << ": a field is not emitted";
+    for (const auto& [field, value] : s.fields) EXPECT_TRUE(reads_back(value)) << field << " = " << value;
+  }
+  for (const auto& [name, a] : emitter.arrays) {
+    const size_t element = a.c_type == "float" ? 4 : 1;
+    EXPECT_TRUE(a.c_type == "float" || a.c_type == "int8_t" || a.c_type == "uint8_t") << a.c_type;
+    EXPECT_EQ(a.bytes.size() % element, 0u);
+  }
+  // A constant operand sliced by the chunk names the chunk in its view.
+  for (const std::string& argument : emitter.arguments) {
+    if (argument.rfind("&(tf_view)", 0) != 0) continue;
+    const bool sliced = argument.find("chunk_begin") != std::string::npos;
+    EXPECT_EQ(sliced, argument.find("chunk_end") != std::string::npos) << argument;
+  }
+}
+
+// Checks the operator plan's call and, for a channel-wise node, a loop call.
+inline void expect_emits_call_of_run(const kernel_oracle::OracleCase& c) {
+  SCOPED_TRACE(kernel_oracle::describe_case(c));
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(c.graph);
+  const plan::Plan whole = plan::build_operator_plan(c.graph, bg, analysis::given_order(bg));
+  expect_emits_call(c.graph, whole, whole.steps.at(0).call());
+  const ir::Node& node = c.graph.nodes.at(0);
+  if (ir::op_decl(node.op).kind(c.graph, node) != ir::OpKind::kChannelwise) return;
+  const plan::Plan looped = channelwise_test::build_channel_loop_plan(c.graph, std::min<int64_t>(2, channelwise_test::count_channels(c.graph)));
+  expect_emits_call(c.graph, looped, looped.steps.at(0).loop().body.at(0));
+}
+
+}  // namespace tinyfit::exec::emit_test
