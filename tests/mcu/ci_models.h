@@ -1,0 +1,35 @@
+// The models whose emitted C CI builds and runs (issue 5, "done means"): the
+// four MLPerf Tiny models, one MCUNet model and MobileNetV2 at a size an
+// emulated board runs in seconds. Shared by the host and QEMU tests and by
+// bench/mcu_latency, so the table and CI cover the same programs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tinyfit::mcu {
+
+struct CiModel {
+  std::string name;   // short name for test names and the table ("kws")
+  std::string model;  // MODEL as the command line takes it
+  bool on_m7 = false; // also run on the Cortex-M7 board (CI budget: a couple)
+};
+
+inline std::vector<CiModel> list_ci_models() {
+  const std::string shared = std::string(TINYFIT_MODELS_DIR) + "/tflite/";
+  return {
+      {"kws", shared + "mlperf_tiny/kws_ref_model_int8.tflite", true},
+      {"vww", shared + "mlperf_tiny/vww_96_int8.tflite", false},
+      {"resnet8", shared + "mlperf_tiny/resnet8_int8.tflite", true},
+      {"ad01", shared + "mlperf_tiny/ad01_int8.tflite", false},
+      {"mcunet_vww", shared + "mcunet/mcunet-5fps_vww.tflite", false},
+      {"mobilenetv2_96_w035", "zoo:mobilenetv2-96-w0.35", false},
+  };
+}
+
+// The SRAM budget every board program links against: the RAM region's LENGTH
+// (mps2.ld). 512 KiB is the SRAM of the STM32H743's AXI SRAM, a common
+// Cortex-M7 part; every CI model's ordinary arena fits below it.
+inline constexpr int64_t kCiBoardRamBytes = 512 * 1024;
+
+}  // namespace tinyfit::mcu

@@ -1,0 +1,78 @@
+#include "model_under_test.h"
+
+#include <algorithm>
+
+#include "analysis/buffer_graph.h"
+#include "exec/reference_interpreter.h"
+#include "import/import_model.h"
+#include "plan/build_plan.h"
+#include "plan/lower_pex.h"
+#include "plan/plan_memory.h"
+#include "plan/verify_plan.h"
+#include "schedule/order_best.h"
+
+namespace tinyfit::mcu {
+
+Result<ModelUnderTest> load_model_under_test(std::string_view model) {
+  TINYFIT_ASSIGN_OR_RETURN(ir::Graph graph, import::import_model(model));
+  std::vector<exec::TensorData> inputs;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const ir::Tensor& tensor = graph.tensor(graph.inputs[i]);
+    // The seeds `tinyfit run` uses: input i gets 12345 + i.
+    inputs.push_back(exec::make_golden_input(tensor.dtype, tensor.shape, 12345u + static_cast<uint32_t>(i)));
+  }
+  return make_model_under_test(std::move(graph), std::move(inputs));
+}
+
+Result<ModelUnderTest> make_model_under_test(ir::Graph graph, std::vector<exec::TensorData> inputs) {
+  ModelUnderTest m;
+  TINYFIT_ASSIGN_OR_RETURN(m.reference, exec::run_reference(graph, inputs));
+  m.graph = std::move(graph);
+  m.inputs = std::move(inputs);
+  return m;
+}
+
+std::string_view technique_name(Technique technique) {
+  return technique == Technique::kOrdinary ? "ordinary" : "pex";
+}
+
+Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique) {
+  plan::Plan plan;
+  if (technique == Technique::kPex) {
+    TINYFIT_ASSIGN_OR_RETURN(plan::PexResult pex, plan::build_pex_plan(graph, plan::PexOptions{}));
+    plan = std::move(pex.plan);
+  } else {
+    const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+    const schedule::OrderAlgorithm* given = schedule::find_order_algorithm("given");
+    TINYFIT_CHECK(given != nullptr) << "no 'given' order algorithm";
+    plan = plan::build_operator_plan(graph, bg, given->run(bg, {}).order);
+  }
+  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
+  return plan;
+}
+
+}  // namespace tinyfit::mcu
+
+namespace tinyfit::mcu {
+
+std::string describe_byte_difference(const std::vector<uint8_t>& actual, const exec::TensorData& expected) {
+  if (actual.size() != expected.bytes.size()) {
+    return std::to_string(actual.size()) + " bytes, expected " + std::to_string(expected.bytes.size());
+  }
+  const auto element_bytes = static_cast<size_t>(ir::dtype_size_bytes(expected.dtype));
+  size_t differing = 0, first = 0;
+  for (size_t i = 0; i < actual.size(); i += element_bytes) {
+    if (std::equal(actual.begin() + static_cast<std::ptrdiff_t>(i),
+                   actual.begin() + static_cast<std::ptrdiff_t>(i + element_bytes),
+                   expected.bytes.begin() + static_cast<std::ptrdiff_t>(i))) {
+      continue;
+    }
+    if (differing++ == 0) first = i / element_bytes;
+  }
+  if (differing == 0) return {};
+  return std::to_string(differing) + " of " + std::to_string(actual.size() / element_bytes) +
+         " elements differ, first at flat index " + std::to_string(first);
+}
+
+}  // namespace tinyfit::mcu

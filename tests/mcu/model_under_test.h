@@ -1,0 +1,50 @@
+// A model ready for the emitted-code checks (issue 5): imported, given the
+// deterministic inputs (exec/golden_input.cc, seed 12345 for input 0 as in
+// shared/models/golden/README.md), run once by the reference interpreter, and
+// lowered with one technique to a placed, verified plan. Shared by the host
+// and QEMU tests and by bench/mcu_latency.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/tensor_data.h"
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "support/diag.h"
+
+namespace tinyfit::mcu {
+
+struct ModelUnderTest {
+  ir::Graph graph;
+  std::vector<exec::TensorData> inputs;     // one per graph input
+  std::vector<exec::TensorData> reference;  // the oracle's outputs, one per graph output
+};
+
+// MODEL as the command line takes it (path or zoo:NAME).
+Result<ModelUnderTest> load_model_under_test(std::string_view model);
+
+// The same for a graph built in code (tests' one-node graphs).
+Result<ModelUnderTest> make_model_under_test(ir::Graph graph, std::vector<exec::TensorData> inputs);
+
+enum class Technique {
+  kOrdinary,  // DESIGN.md's baseline: the model's order, whole operators, no in-place
+  kPex,       // partial execution (plan/lower_pex.h), smallest peak
+};
+std::string_view technique_name(Technique technique);  // "ordinary", "pex"
+
+// The technique's plan placed by greedy-by-size and checked by verify_plan.
+// A technique not built yet fails with ExitCode::kBadCommandLine (its own
+// "not built yet" message), so callers can skip and name it.
+Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique);
+
+}  // namespace tinyfit::mcu
+
+namespace tinyfit::mcu {
+
+// Empty when `actual` holds exactly expected's bytes; otherwise the first
+// differing element and how many differ.
+std::string describe_byte_difference(const std::vector<uint8_t>& actual, const exec::TensorData& expected);
+
+}  // namespace tinyfit::mcu
