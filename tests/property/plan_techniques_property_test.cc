@@ -25,6 +25,7 @@
 #include "kernel_oracle_cases.h"
 #include "plan/build_plan.h"
 #include "plan/lower_pex.h"
+#include "plan/plan_macs.h"
 #include "plan/plan_memory.h"
 #include "plan/verify_plan.h"
 #include "schedule/order_best.h"
@@ -210,6 +211,21 @@ Result<std::optional<plan::Plan>> build_plan_with(const ir::Graph& graph, const 
     Result<plan::PexResult> pex = plan::build_pex_plan(graph, options);
     if (!pex && pex.error().code == ExitCode::kBadCommandLine) return std::optional<plan::Plan>{};
     if (!pex) return tl::unexpected(pex.error());
+    // PEX's promises before any kernel runs: no recomputation, and never above
+    // the plain plan of the given order (in place too when asked).
+    if (plan::count_plan_macs(graph, pex->plan) != ir::count_graph_macs(graph)) {
+      return fail("pex plan executes " + std::to_string(plan::count_plan_macs(graph, pex->plan)) + " MACs, graph has " +
+                  std::to_string(ir::count_graph_macs(graph)), ExitCode::kInternal);
+    }
+    analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+    const analysis::Order order = analysis::given_order(bg);
+    if (t.inplace) bg = analysis::apply_inplace(graph, bg, order).graph;
+    const int64_t ordinary = plan::compute_plan_memory(plan::build_operator_plan(graph, bg, order)).peak_bytes;
+    const int64_t peak = plan::compute_plan_memory(pex->plan).peak_bytes;
+    if (peak > ordinary) {
+      return fail("pex peak " + std::to_string(peak) + " above the ordinary " + std::to_string(ordinary),
+                  ExitCode::kInternal);
+    }
     return std::optional<plan::Plan>{std::move(pex->plan)};
   }
   analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
