@@ -21,6 +21,8 @@ constexpr std::array kCommands = {
     Command{"info", "operators, shapes, MACs and flash size of a model", setup_info_command},
     Command{"analyze", "memory per step, peak, bottleneck and arena of an execution order",
             setup_analyze_command},
+    Command{"compile", "the best plan under an SRAM budget, verified by running it, optionally as C",
+            setup_compile_command},
     Command{"run", "execute a model with the reference interpreter", setup_run_command},
     Command{"zoo", "list the built-in models, or write one as ONNX", setup_zoo_command},
 };

@@ -1,0 +1,60 @@
+// One candidate plan of `tinyfit compile`: a set of techniques, the placed
+// plan it produced (or why it could not be built yet) and its figures, and
+// the builders the pipeline calls, one per kind of candidate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/buffer_graph.h"
+#include "analysis/memory_profile.h"
+#include "driver/compile_options.h"
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "plan/plan_memory.h"
+#include "support/diag.h"
+
+namespace tinyfit::driver {
+
+// Latency overhead grows in this order (ties among equal kernel-call counts
+// are broken by it): ordinary execution, a different operator order (same
+// calls), in-place execution (same calls, line buffers for depthwise), partial
+// execution (more calls: one per loop iteration).
+enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3 };
+
+struct CompileCandidate {
+  std::string name;                     // "ordinary", "order:best", "order:best+inplace", "pex+inplace"
+  std::vector<std::string> techniques;  // DESIGN.md `techniques`: empty for ordinary
+  LatencyRank rank = LatencyRank::kOrdinary;
+  bool built = false;       // false: a technique not built yet (note says which)
+  std::string note;         // the search's note, or why it was skipped
+  plan::Plan plan;          // placed (arena_bytes set) when built
+  plan::PlanMemory memory;  // compute_plan_memory(plan)
+  int64_t peak_bytes = 0;
+  int64_t arena_bytes = 0;
+  int64_t macs = 0;          // plan::count_plan_macs
+  int64_t kernel_calls = 0;  // per inference, loop bodies once per iteration
+  int loops = 0;             // Loop steps in the plan
+  std::string placement;     // the placement algorithm that produced the arena
+};
+
+// Lowers one operator order, optionally with in-place merges, then places it.
+// `order` is an order of `bg` == build_buffer_graph(graph) (in-place merges
+// keep operator indices) found by the algorithm `order_name`; an empty name
+// is the model's own order. Named "ordinary", "inplace", "order:NAME" or
+// "order:NAME+inplace". Requires: options.placement a known algorithm name.
+Result<CompileCandidate> build_operator_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                                  const analysis::Order& order, const std::string& order_name,
+                                                  bool inplace, const CompileOptions& options);
+
+// Partial execution (composed with in-place merges when `inplace`), placed.
+// With options.sram_bytes, PEX picks per loop the largest tile that fits.
+// A PEX scheduler that is not built yet (exit 2) gives a candidate with
+// built == false and its message as the note, never an error.
+Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplace, const CompileOptions& options);
+
+// True when the candidate was built and its arena fits `sram_bytes`.
+bool fits_budget(const CompileCandidate& candidate, int64_t sram_bytes);
+
+}  // namespace tinyfit::driver

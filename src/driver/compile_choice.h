@@ -1,0 +1,28 @@
+// Which candidate plan `tinyfit compile` keeps (the "choose" pass).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "driver/compile_candidate.h"
+
+namespace tinyfit::driver {
+
+// What: the index of the chosen candidate among the built ones.
+//  - No budget: the smallest arena; ties go to the least latency overhead.
+//  - A budget: among the candidates whose arena fits it, the least latency
+//    overhead: fewest kernel calls per inference, then LatencyRank (ordinary
+//    before orders before in-place before pex), then the smaller arena. PEX
+//    itself took the largest tile that fits, so its calls are already minimal.
+//  Remaining ties go to the earlier candidate.
+// Guarantees: nullopt only when no built candidate fits the budget (or none
+// was built). Pure: reads only the figures, never the plans.
+std::optional<size_t> choose_candidate(std::span<const CompileCandidate> candidates,
+                                       std::optional<int64_t> sram_bytes);
+
+// The candidate a "does not fit" report describes: the smallest arena (ties:
+// the earlier). Requires: at least one built candidate.
+size_t find_smallest_candidate(std::span<const CompileCandidate> candidates);
+
+}  // namespace tinyfit::driver

@@ -1,0 +1,86 @@
+// The "choose" pass on plain candidate records: the figures below are made up
+// for each rule (no plan is needed), so every expectation follows from the
+// rule stated in compile_choice.h.
+#include "driver/compile_choice.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace tinyfit::driver {
+namespace {
+
+CompileCandidate make_candidate(std::string name, LatencyRank rank, int64_t arena_bytes, int64_t kernel_calls) {
+  CompileCandidate c;
+  c.name = std::move(name);
+  c.rank = rank;
+  c.built = true;
+  c.peak_bytes = arena_bytes;
+  c.arena_bytes = arena_bytes;
+  c.kernel_calls = kernel_calls;
+  return c;
+}
+
+CompileCandidate make_not_built(std::string name) {
+  CompileCandidate c;
+  c.name = std::move(name);
+  c.rank = LatencyRank::kPex;
+  c.note = "partial execution (pex) is not built yet";
+  return c;
+}
+
+// A typical set: ordering and in-place shrink the arena at no extra calls,
+// partial execution shrinks it further with three times the calls.
+std::vector<CompileCandidate> make_typical_candidates() {
+  return {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
+          make_candidate("order:best", LatencyRank::kOrder, 4000, 10),
+          make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10),
+          make_candidate("pex+inplace", LatencyRank::kPex, 1000, 30)};
+}
+
+TEST(ChooseCandidate, WithoutBudgetTheSmallestArenaWins) {
+  EXPECT_EQ(choose_candidate(make_typical_candidates(), std::nullopt), 3u);
+}
+
+TEST(ChooseCandidate, WithoutBudgetEqualArenasGoToFewerCallsThenFewerTechniques) {
+  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
+                                     make_candidate("pex", LatencyRank::kPex, 3000, 30),
+                                     make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10),
+                                     make_candidate("order:best", LatencyRank::kOrder, 3000, 10)};
+  EXPECT_EQ(choose_candidate(c, std::nullopt), 3u);
+}
+
+TEST(ChooseCandidate, WithBudgetTheLeastLatencyOverheadThatFitsWins) {
+  const std::vector<CompileCandidate> c = make_typical_candidates();
+  EXPECT_EQ(choose_candidate(c, 6000), 0u);  // everything fits: ordinary execution
+  EXPECT_EQ(choose_candidate(c, 5000), 0u);  // the arena may fill the budget exactly
+  EXPECT_EQ(choose_candidate(c, 4999), 1u);  // a better order, same calls
+  EXPECT_EQ(choose_candidate(c, 3500), 2u);  // in place
+  EXPECT_EQ(choose_candidate(c, 2999), 3u);  // only partial execution fits
+}
+
+TEST(ChooseCandidate, NothingFitsGivesNoChoiceAndTheSmallestIsReported) {
+  const std::vector<CompileCandidate> c = make_typical_candidates();
+  EXPECT_EQ(choose_candidate(c, 999), std::nullopt);
+  EXPECT_EQ(find_smallest_candidate(c), 3u);
+}
+
+TEST(ChooseCandidate, TechniquesNotBuiltYetAreNeverChosen) {
+  std::vector<CompileCandidate> c = make_typical_candidates();
+  c[3] = make_not_built("pex+inplace");
+  EXPECT_EQ(choose_candidate(c, std::nullopt), 2u);
+  EXPECT_EQ(choose_candidate(c, 2999), std::nullopt);
+  EXPECT_EQ(find_smallest_candidate(c), 2u);
+}
+
+TEST(ChooseCandidate, FewerCallsBeatAnEarlierTechnique) {
+  // Two partial-execution plans: the larger tile (fewer calls) wins under a budget both fit.
+  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
+                                     make_candidate("pex (tile 1)", LatencyRank::kPex, 1000, 40),
+                                     make_candidate("pex (tile 4)", LatencyRank::kPex, 1800, 16)};
+  EXPECT_EQ(choose_candidate(c, 2000), 2u);
+  EXPECT_EQ(choose_candidate(c, std::nullopt), 1u);
+}
+
+}  // namespace
+}  // namespace tinyfit::driver

@@ -1,0 +1,45 @@
+// The knobs of `tinyfit compile` as plain data: which techniques may build
+// candidate plans, the memory budget, the searches' names and limits, and
+// what happens to the chosen plan (execution check, C emission). tools/ fills
+// them from the command line; the driver never sees a flag.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "support/deadline.h"
+#include "support/diag.h"
+
+namespace tinyfit::driver {
+
+// The techniques that may add candidates on top of the ordinary plan (which
+// is always built: it is the baseline every paper compares against).
+struct TechniqueSet {
+  bool order = true;    // the --order algorithm's operator order
+  bool inplace = true;  // in-place merges (analysis/inplace.h)
+  bool pex = true;      // partial-execution loops (plan/lower_pex.h)
+};
+
+// What: "order,inplace,pex" (any subset, any order) or "none".
+// Guarantees: an empty item, an unknown name or a repeated name is a
+// command-line error (exit 2) that lists the valid names.
+Result<TechniqueSet> parse_technique_list(std::string_view list);
+
+struct CompileOptions {
+  std::optional<int64_t> sram_bytes;  // --sram: the arena must fit in it
+  TechniqueSet techniques;
+  std::string order = "best";        // schedule::find_order_algorithm name
+  std::string placement = "best";    // plan::find_placement_algorithm name
+  int accumulator_bits = 32;         // PEX accumulators: 32 (exact), 16 or 8
+  bool execute = true;               // run the plan against the reference (false: --no-verify)
+  uint32_t seed = 12345;             // x_0 of the deterministic input (as `tinyfit run`)
+  std::string emit_dir;              // non-empty: emit C99 for the chosen plan here
+  Deadline deadline;                 // --time-limit, polled by the order and PEX searches
+  // Long searches report (stage, fraction done); the library never prints.
+  std::function<void(std::string_view stage, double fraction)> progress;
+};
+
+}  // namespace tinyfit::driver

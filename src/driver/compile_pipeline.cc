@@ -1,0 +1,201 @@
+// The compile pipeline as one ordered list of passes (STYLE.md rule 2). Each
+// pass is one call with the reason it sits where it does; the passes live in
+// their own files (compile_candidate, compile_choice, compile_verify).
+#include "driver/compile_pipeline.h"
+
+#include <chrono>
+
+#include "analysis/memory_profile.h"
+#include "codegen/emit_model.h"
+#include "driver/compile_choice.h"
+#include "driver/schedule_names.h"
+#include "plan/verify_plan.h"
+#include "schedule/order_best.h"
+#include "support/byte_size.h"
+
+namespace tinyfit::driver {
+namespace {
+
+// The operator order a plan runs: each operator of `bg` by the first call of
+// its node (a loop runs its nodes chunk by chunk, interleaved; the first chunk
+// of a producer always precedes its consumers' first calls).
+analysis::Order find_plan_order(const analysis::BufferGraph& bg, const plan::Plan& plan) {
+  std::vector<int> operator_of_node;
+  for (size_t op = 0; op < bg.operators.size(); ++op) {
+    const auto node = static_cast<size_t>(bg.operators[op].node);
+    if (operator_of_node.size() <= node) operator_of_node.resize(node + 1, -1);
+    operator_of_node[node] = static_cast<int>(op);
+  }
+  std::vector<bool> listed(bg.operators.size(), false);
+  analysis::Order order;
+  auto visit = [&](const plan::KernelCall& call) {
+    if (call.node < 0) return;  // a copy computes no node
+    const auto node = static_cast<size_t>(call.node);
+    const int op = node < operator_of_node.size() ? operator_of_node[node] : -1;
+    TINYFIT_CHECK(op >= 0) << "plan calls node " << call.node << ", which has no operator";
+    if (listed[static_cast<size_t>(op)]) return;
+    listed[static_cast<size_t>(op)] = true;
+    order.push_back(op);
+  };
+  for (const plan::Step& step : plan.steps) {
+    if (!step.is_loop()) {
+      visit(step.call());
+      continue;
+    }
+    for (const plan::KernelCall& call : step.loop().body) visit(call);
+  }
+  TINYFIT_CHECK(analysis::is_topological_order(bg, order)) << "the plan does not run every operator once, in order";
+  return order;
+}
+
+// The reported plan's peak: the call at its peak position and the buffers
+// live there, largest first.
+Bottleneck describe_plan_bottleneck(const ir::Graph& graph, const CompileCandidate& c) {
+  Bottleneck b;
+  if (c.memory.positions.empty()) return b;
+  b.step = c.memory.peak_position;
+  const plan::KernelCall& call = plan::call_at(c.plan, c.memory.positions[static_cast<size_t>(b.step)]);
+  if (call.node >= 0) {
+    const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
+    b.node = node.name;
+    b.op = std::string(ir::op_type_name(node.op));
+  } else {
+    b.node = "copy";
+    b.op = "Copy";
+  }
+  for (plan::BufferId id : plan::live_buffers_at(c.memory, b.step)) {
+    const plan::PlanBuffer& buffer = c.plan.buffers[static_cast<size_t>(id)];
+    b.tensors.push_back({buffer.name, buffer.bytes});
+  }
+  return b;
+}
+
+// Reduced-precision accumulators (PEX §3.4) are not exact by design.
+bool is_exact_plan(const plan::Plan& plan) {
+  auto exact = [](const plan::KernelCall& call) { return call.accumulator_bits >= 32; };
+  for (const plan::Step& step : plan.steps) {
+    if (!step.is_loop() && !exact(step.call())) return false;
+    if (step.is_loop()) {
+      for (const plan::KernelCall& call : step.loop().body) {
+        if (!exact(call)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+double CompileReport::macs_ratio() const {
+  return ordinary().macs == 0 ? 1.0 : static_cast<double>(result().macs) / static_cast<double>(ordinary().macs);
+}
+
+Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  CompileReport report;
+  report.model = graph.source_path;
+  report.sram_bytes = options.sram_bytes;
+  report.flash_bytes = graph.flash_bytes();
+  report.accumulator_bits = options.accumulator_bits;
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  auto add = [&report](CompileCandidate candidate) { report.candidates.push_back(std::move(candidate)); };
+
+  // 1. ordinary: the model's order, whole operators, no in-place: the
+  //    baseline every paper and every figure is compared against.
+  const analysis::Order given = analysis::given_order(bg);
+  TINYFIT_ASSIGN_OR_RETURN(CompileCandidate ordinary, build_operator_candidate(graph, bg, given, "", false, options));
+  add(std::move(ordinary));
+
+  // 2. order: the --order search (exact / hierarchical / best), polled
+  //    against --time-limit. Same calls as ordinary: no latency cost.
+  analysis::Order order = given;
+  std::string order_name;
+  std::string order_note;
+  if (options.techniques.order && options.order != "given") {
+    const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(options.order);
+    TINYFIT_CHECK(algorithm != nullptr) << "unknown order '" << options.order << "'";
+    schedule::OrderOptions order_options;
+    order_options.deadline = options.deadline;
+    if (options.progress) {
+      order_options.progress = [progress = options.progress](double f) { progress("ordering", f); };
+    }
+    schedule::OrderResult ordered = algorithm->run(bg, order_options);
+    TINYFIT_CHECK(analysis::is_topological_order(bg, ordered.order)) << "order '" << options.order << "'";
+    order = std::move(ordered.order);
+    order_name = options.order;
+    order_note = (ordered.optimal ? "optimal order" : "order not proven optimal") +
+                 (ordered.note.empty() ? "" : ": " + ordered.note);
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_operator_candidate(graph, bg, order, order_name, false, options));
+    c.note = order_note;
+    add(std::move(c));
+  }
+
+  // 3. inplace: merges on top of that order (they depend on where inputs die).
+  if (options.techniques.inplace) {
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_operator_candidate(graph, bg, order, order_name, true, options));
+    c.note = order_note;
+    add(std::move(c));
+  }
+
+  // 4. pex: partial-execution loops, composed with in-place when allowed;
+  //    under --sram each loop takes the largest tile that fits. Skipped and
+  //    reported when the scheduler is not built yet.
+  if (options.techniques.pex) {
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_pex_candidate(graph, options.techniques.inplace, options));
+    add(std::move(c));
+  }
+
+  // 5. choose: smallest arena, or under --sram the least latency overhead.
+  report.chosen = choose_candidate(report.candidates, options.sram_bytes);
+  report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
+  const CompileCandidate& result = report.result();
+  report.bottleneck = describe_plan_bottleneck(graph, result);
+  report.schedule = list_schedule_names(graph, bg, find_plan_order(bg, result.plan));
+  auto finish = [&]() {
+    report.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (!report.fits()) {  // exit 3 at the edge, with describe_shortfall
+    finish();
+    return report;
+  }
+
+  // 6. verify-plan: structure, bounds, dataflow and placement, once, before
+  //    anything runs or is emitted (IREE's verify at phase borders).
+  TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, result.plan));
+
+  // 7. execute: the plan in a poisoned arena of exactly arena_bytes against
+  //    the reference interpreter; only this sets verified.
+  if (options.execute) {
+    TINYFIT_ASSIGN_OR_RETURN(report.verification,
+                             verify_by_execution(graph, result.plan, options.seed, is_exact_plan(result.plan)));
+  } else {
+    report.verification.note = "not executed (--no-verify)";
+  }
+
+  // 8. emit-c: model.c / model.h with one static arena of exactly arena_bytes.
+  if (!options.emit_dir.empty()) {
+    TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedModel emitted, codegen::emit_c_model(graph, result.plan, {}));
+    TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_model(emitted, options.emit_dir));
+    for (const codegen::EmittedFile& file : emitted.files) report.emitted_files.push_back(file.path);
+  }
+  finish();
+  return report;
+}
+
+std::string describe_shortfall(const CompileReport& report) {
+  TINYFIT_CHECK(!report.fits() && report.sram_bytes) << "describe_shortfall of a plan that fits";
+  const CompileCandidate& c = report.result();
+  const Bottleneck& b = report.bottleneck;
+  std::string line = "does not fit --sram " + format_thousands(*report.sram_bytes) + " bytes: the smallest plan (" +
+                     c.name + ") needs an arena of " + format_thousands(c.arena_bytes) + " bytes, " +
+                     format_thousands(c.arena_bytes - *report.sram_bytes) + " bytes short; bottleneck at step " +
+                     std::to_string(b.step) + ", node '" + b.node + "' (" + b.op + "), live tensors:";
+  constexpr size_t kListed = 4;  // one line: the largest few, then a count
+  for (size_t i = 0; i < b.tensors.size() && i < kListed; ++i) {
+    line += (i == 0 ? " " : ", ") + b.tensors[i].name + " " + format_thousands(b.tensors[i].bytes);
+  }
+  if (b.tensors.size() > kListed) line += " and " + std::to_string(b.tensors.size() - kListed) + " more";
+  return line;
+}
+
+}  // namespace tinyfit::driver

@@ -1,0 +1,154 @@
+// The compile pipeline on a two-branch graph where the operator order matters.
+// Execution is off (--no-verify): these tests are about which plan is built
+// and chosen; the executor has its own tests.
+//
+// The graph, float32 (4 bytes per element), NHWC after import:
+//   x      1x8x8x4  = 1,024 bytes (model input)
+//   p_big  = Concat(x, x)  1x8x8x8 = 2,048    q_big  = Concat(x, x)  2,048
+//   p_small = MaxPool 2x2/2 (p_big) 1x4x4x8 = 512   q_small likewise 512
+//   y = Add(p_small, q_small) 512 (model output)
+// Given order p_big, q_big, p_small, q_small, y peaks while q_big runs:
+//   x + p_big + q_big = 1,024 + 2,048 + 2,048 = 5,120 bytes.
+// The best order finishes one branch first; its peak is at the second Concat:
+//   x + p_small + q_big = 1,024 + 512 + 2,048 = 3,584 bytes (no order does
+//   better: the second Concat needs x and its output while the first branch's
+//   result, >= 512 bytes, waits).
+#include "driver/compile_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include "import/onnx_text_model.h"
+
+namespace tinyfit::driver {
+namespace {
+
+constexpr int64_t kOrdinaryPeak = 5'120;
+constexpr int64_t kBestOrderPeak = 3'584;
+
+ir::Graph make_two_branch_graph() {
+  Result<ir::Graph> graph = import::import_onnx_text(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4,8,8] x) => (float[1,8,4,4] y)
+{
+  p_big = Concat<axis=1>(x, x)
+  q_big = Concat<axis=1>(x, x)
+  p_small = MaxPool<kernel_shape=[2,2], strides=[2,2]>(p_big)
+  q_small = MaxPool<kernel_shape=[2,2], strides=[2,2]>(q_big)
+  y = Add(p_small, q_small)
+}
+)");
+  EXPECT_TRUE(graph) << graph.error().format();
+  return graph ? std::move(*graph) : ir::Graph{};
+}
+
+CompileOptions make_options(const std::string& techniques) {
+  CompileOptions options;
+  options.techniques = *parse_technique_list(techniques);
+  options.execute = false;
+  return options;
+}
+
+const CompileCandidate* find(const CompileReport& report, const std::string& name) {
+  for (const CompileCandidate& c : report.candidates) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+TEST(CompilePipeline, OrdinaryPlanIsAlwaysBuiltFirstAsTheBaseline) {
+  const ir::Graph graph = make_two_branch_graph();
+  Result<CompileReport> report = compile_model(graph, make_options("none"));
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_EQ(report->candidates.size(), 1u);
+  EXPECT_EQ(report->ordinary().name, "ordinary");
+  EXPECT_EQ(report->ordinary().peak_bytes, kOrdinaryPeak);
+  EXPECT_TRUE(report->ordinary().techniques.empty());
+  EXPECT_EQ(report->chosen, 0u);
+  EXPECT_EQ(report->schedule, (std::vector<std::string>{"p_big", "q_big", "p_small", "q_small", "y"}));
+}
+
+TEST(CompilePipeline, WithoutBudgetTheBestOrderWinsAndTiesGoToFewerTechniques) {
+  const ir::Graph graph = make_two_branch_graph();
+  Result<CompileReport> report = compile_model(graph, make_options("order,inplace"));
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_EQ(report->candidates.size(), 3u);
+  const CompileCandidate* ordered = find(*report, "order:best");
+  const CompileCandidate* inplace = find(*report, "order:best+inplace");
+  ASSERT_TRUE(ordered && inplace);
+  EXPECT_EQ(ordered->peak_bytes, kBestOrderPeak);
+  // The Add may overwrite p_small, which only lowers the last step (1,536 -> 1,024), not the peak.
+  EXPECT_EQ(inplace->peak_bytes, kBestOrderPeak);
+  // Six buffers: the exact placement reaches the peak for both.
+  EXPECT_EQ(ordered->arena_bytes, kBestOrderPeak);
+  EXPECT_EQ(inplace->arena_bytes, kBestOrderPeak);
+  EXPECT_EQ(report->result().name, "order:best");
+  EXPECT_EQ(report->result().techniques, (std::vector<std::string>{"order:best"}));
+  EXPECT_EQ(report->macs_ratio(), 1.0);
+  // One branch, then the other; every model node once.
+  ASSERT_EQ(report->schedule.size(), 5u);
+  EXPECT_EQ(report->schedule.back(), "y");
+  EXPECT_NE(report->schedule[1], "q_big");
+}
+
+TEST(CompilePipeline, WithBudgetTheLeastLatencyOverheadThatFitsIsChosen) {
+  const ir::Graph graph = make_two_branch_graph();
+  CompileOptions options = make_options("order,inplace");
+  // Every buffer together is 1,024 + 2 x 2,048 + 3 x 512 = 6,656 bytes: any placement fits 8 KiB.
+  options.sram_bytes = 8'192;
+  Result<CompileReport> roomy = compile_model(graph, options);
+  ASSERT_TRUE(roomy) << roomy.error().format();
+  EXPECT_EQ(roomy->result().name, "ordinary");
+  // 4,096 is below the ordinary peak (5,120) and above the best order's (3,584).
+  options.sram_bytes = 4'096;
+  Result<CompileReport> tight = compile_model(graph, options);
+  ASSERT_TRUE(tight) << tight.error().format();
+  EXPECT_EQ(tight->result().name, "order:best");
+  EXPECT_TRUE(tight->fits());
+}
+
+TEST(CompilePipeline, TooSmallBudgetReportsTheShortfallAndTheBottleneck) {
+  const ir::Graph graph = make_two_branch_graph();
+  CompileOptions options = make_options("order,inplace");
+  options.sram_bytes = 3'000;
+  Result<CompileReport> report = compile_model(graph, options);
+  ASSERT_TRUE(report) << report.error().format();
+  EXPECT_FALSE(report->fits());
+  EXPECT_FALSE(report->verification.verified);
+  EXPECT_EQ(report->result().name, "order:best");  // the smallest arena, fewest techniques
+  const std::string message = describe_shortfall(*report);
+  // 3,584 - 3,000 = 584 bytes short. The peak is first reached at step 1, the
+  // first MaxPool: x + its 2,048-byte input + its 512-byte output = 3,584.
+  EXPECT_NE(message.find("needs an arena of 3,584 bytes, 584 bytes short"), std::string::npos) << message;
+  EXPECT_NE(message.find("step 1, node '"), std::string::npos) << message;
+  EXPECT_NE(message.find("(MaxPool)"), std::string::npos) << message;
+  EXPECT_NE(message.find("_big 2,048, x 1,024, "), std::string::npos) << message;
+}
+
+TEST(CompilePipeline, TechniquesNotBuiltYetAreReportedNotFaked) {
+  const ir::Graph graph = make_two_branch_graph();
+  Result<CompileReport> report = compile_model(graph, make_options("pex"));
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_EQ(report->candidates.size(), 2u);
+  const CompileCandidate& pex = report->candidates[1];
+  EXPECT_EQ(pex.name, "pex");
+  if (pex.built) {
+    // Once the scheduler lands: never worse than ordinary, no recomputation.
+    EXPECT_LE(pex.peak_bytes, kOrdinaryPeak);
+    EXPECT_EQ(pex.macs, report->ordinary().macs);
+  } else {
+    EXPECT_NE(pex.note.find("not built yet"), std::string::npos) << pex.note;
+    EXPECT_EQ(report->result().name, "ordinary");
+  }
+}
+
+TEST(CompilePipeline, NotExecutedIsNeverVerified) {
+  const ir::Graph graph = make_two_branch_graph();
+  Result<CompileReport> report = compile_model(graph, make_options("order"));
+  ASSERT_TRUE(report) << report.error().format();
+  EXPECT_FALSE(report->verification.executed);
+  EXPECT_FALSE(report->verification.verified);
+  EXPECT_FALSE(report->verification.max_abs_error.has_value());
+}
+
+}  // namespace
+}  // namespace tinyfit::driver

@@ -1,0 +1,202 @@
+#include "driver/memory_timeline_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "support/byte_size.h"
+
+namespace tinyfit::driver {
+namespace {
+
+constexpr double kWidth = 960;
+constexpr double kHeight = 540;
+constexpr double kLeft = 96;     // room for the y tick labels and the axis title
+constexpr double kRight = 930;
+constexpr double kTop = 96;      // title and legend above
+constexpr double kBottom = 470;  // x tick labels and the axis title below
+constexpr double kKiB = 1024.0;
+
+std::string escape_xml(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// `value` with `decimals` digits after the point and thousands separators.
+std::string format_fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  std::string text = buffer;
+  const size_t point = std::min(text.find('.'), text.size());
+  const size_t digits_begin = text[0] == '-' ? 1 : 0;
+  for (size_t i = point; i > digits_begin + 3; i -= 3) text.insert(i - 3, ",");
+  return text;
+}
+
+// Coordinates with two decimals: compact and deterministic.
+std::string coord(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", v);
+  return buffer;
+}
+
+// The smallest 1, 2 or 5 times a power of ten that is >= `raw` (> 0).
+double round_up_to_nice(double raw) {
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw * (1 - 1e-9)) return m * power;
+  }
+  return 10 * power;
+}
+
+struct Scale {
+  double y_top_kib = 1;   // value at the top of the plot
+  double y_step_kib = 1;  // between ticks
+  int64_t x_count = 1;    // positions on the x axis
+  double x(double position) const { return kLeft + (kRight - kLeft) * position / static_cast<double>(x_count); }
+  double y(int64_t bytes) const {
+    return kBottom - (kBottom - kTop) * (static_cast<double>(bytes) / kKiB) / y_top_kib;
+  }
+};
+
+Scale make_scale(const TimelineChart& chart) {
+  int64_t max_bytes = chart.budget_bytes.value_or(0);
+  Scale s;
+  for (const TimelineSeries& series : chart.series) {
+    for (int64_t b : series.live_bytes) max_bytes = std::max(max_bytes, b);
+    s.x_count = std::max<int64_t>(s.x_count, static_cast<int64_t>(series.live_bytes.size()));
+  }
+  const double max_kib = std::max(static_cast<double>(max_bytes) / kKiB, 1e-3);
+  s.y_step_kib = round_up_to_nice(max_kib * 1.08 / 6);  // about six ticks, 8% headroom
+  s.y_top_kib = std::ceil(max_kib * 1.08 / s.y_step_kib) * s.y_step_kib;
+  return s;
+}
+
+void draw_axes(std::ostringstream& svg, const Scale& s) {
+  const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(s.y_step_kib) + 1e-9)));
+  const int ticks = static_cast<int>(std::lround(s.y_top_kib / s.y_step_kib));
+  for (int i = 0; i <= ticks; ++i) {
+    const double kib = i * s.y_step_kib;
+    const double y = kBottom - (kBottom - kTop) * kib / s.y_top_kib;
+    svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(kRight) << "\" y2=\""
+        << coord(y) << "\" stroke=\"#e3e3e3\"/>\n"
+        << "<text x=\"" << coord(kLeft - 8) << "\" y=\"" << coord(y + 4) << "\" text-anchor=\"end\">"
+        << format_fixed(kib, decimals) << "</text>\n";
+  }
+  const int64_t x_step = static_cast<int64_t>(round_up_to_nice(std::max(1.0, static_cast<double>(s.x_count) / 12)));
+  for (int64_t p = 0; p < s.x_count; p += x_step) {
+    const double x = s.x(static_cast<double>(p) + 0.5);
+    svg << "<line x1=\"" << coord(x) << "\" y1=\"" << coord(kBottom) << "\" x2=\"" << coord(x) << "\" y2=\""
+        << coord(kBottom + 5) << "\" stroke=\"#444\"/>\n"
+        << "<text x=\"" << coord(x) << "\" y=\"" << coord(kBottom + 20) << "\" text-anchor=\"middle\">" << p
+        << "</text>\n";
+  }
+  svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(kBottom) << "\" x2=\"" << coord(kRight) << "\" y2=\""
+      << coord(kBottom) << "\" stroke=\"#444\"/>\n"
+      << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(kTop) << "\" x2=\"" << coord(kLeft) << "\" y2=\""
+      << coord(kBottom) << "\" stroke=\"#444\"/>\n"
+      << "<text x=\"" << coord((kLeft + kRight) / 2) << "\" y=\"" << coord(kBottom + 46)
+      << "\" text-anchor=\"middle\">plan step (kernel calls in program order; a loop body counted once)</text>\n"
+      << "<text transform=\"translate(24," << coord((kTop + kBottom) / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\">live memory (KiB)</text>\n";
+}
+
+void draw_series(std::ostringstream& svg, const Scale& s, const TimelineSeries& series, bool fill) {
+  if (series.live_bytes.empty()) return;
+  std::ostringstream path;
+  path << "M" << coord(s.x(0)) << " " << coord(s.y(series.live_bytes[0]));
+  for (size_t p = 0; p < series.live_bytes.size(); ++p) {
+    if (p > 0) path << " V" << coord(s.y(series.live_bytes[p]));
+    path << " H" << coord(s.x(static_cast<double>(p + 1)));
+  }
+  if (fill) {
+    svg << "<path d=\"" << path.str() << " V" << coord(kBottom) << " H" << coord(s.x(0)) << " Z\" fill=\""
+        << series.color << "\" fill-opacity=\"0.12\" stroke=\"none\"/>\n";
+  }
+  svg << "<path d=\"" << path.str() << "\" fill=\"none\" stroke=\"" << series.color
+      << "\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n";
+}
+
+// The bottleneck: a dotted drop line, a dot and the peak value beside it.
+void draw_peak(std::ostringstream& svg, const Scale& s, const TimelineSeries& series) {
+  if (series.live_bytes.empty()) return;
+  const auto p = static_cast<size_t>(std::clamp<int64_t>(series.peak_position, 0,
+                                                          static_cast<int64_t>(series.live_bytes.size()) - 1));
+  const double x = s.x(static_cast<double>(p) + 0.5);
+  const double y = s.y(series.live_bytes[p]);
+  const bool right_half = x > (kLeft + kRight) / 2;
+  svg << "<line x1=\"" << coord(x) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(x) << "\" y2=\""
+      << coord(kBottom) << "\" stroke=\"" << series.color << "\" stroke-dasharray=\"2 3\"/>\n"
+      << "<circle cx=\"" << coord(x) << "\" cy=\"" << coord(y) << "\" r=\"4.5\" fill=\"" << series.color
+      << "\" stroke=\"white\"/>\n"
+      << "<text x=\"" << coord(x + (right_half ? -8 : 8)) << "\" y=\"" << coord(y - 8) << "\" text-anchor=\""
+      << (right_half ? "end" : "start") << "\" fill=\"" << series.color << "\" font-weight=\"bold\">"
+      << escape_xml(format_kib(series.live_bytes[p])) << "</text>\n";
+}
+
+void draw_budget(std::ostringstream& svg, const Scale& s, int64_t budget) {
+  const double y = s.y(budget);
+  svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(kRight) << "\" y2=\""
+      << coord(y) << "\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n"
+      << "<text x=\"" << coord(kRight - 4) << "\" y=\"" << coord(y - 6)
+      << "\" text-anchor=\"end\" fill=\"#d62728\">--sram budget " << escape_xml(format_kib(budget)) << " ("
+      << format_thousands(budget) << " bytes)</text>\n";
+}
+
+void draw_legend(std::ostringstream& svg, const TimelineChart& chart) {
+  double y = 54;
+  for (const TimelineSeries& series : chart.series) {
+    int64_t peak = 0;
+    if (!series.live_bytes.empty()) {
+      peak = series.live_bytes[static_cast<size_t>(std::clamp<int64_t>(
+          series.peak_position, 0, static_cast<int64_t>(series.live_bytes.size()) - 1))];
+    }
+    svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y - 4) << "\" x2=\"" << coord(kLeft + 24)
+        << "\" y2=\"" << coord(y - 4) << "\" stroke=\"" << series.color << "\" stroke-width=\"3\"/>\n"
+        << "<text x=\"" << coord(kLeft + 32) << "\" y=\"" << coord(y) << "\">" << escape_xml(series.label)
+        << ": peak " << escape_xml(format_kib(peak)) << " (" << format_thousands(peak) << " bytes) at step "
+        << series.peak_position << (series.peak_label.empty() ? "" : ", " + escape_xml(series.peak_label))
+        << "</text>\n";
+    y += 18;
+  }
+}
+
+}  // namespace
+
+std::string format_kib(int64_t bytes) {
+  const double kib = static_cast<double>(bytes) / kKiB;
+  return format_fixed(kib, std::abs(kib) >= 10 ? 1 : 2) + " KiB";
+}
+
+std::string render_memory_timeline_svg(const TimelineChart& chart) {
+  const Scale s = make_scale(chart);
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << kWidth << " " << kHeight
+      << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"13\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << coord(kLeft) << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
+      << escape_xml(chart.title) << "</text>\n";
+  draw_legend(svg, chart);
+  draw_axes(svg, s);
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    draw_series(svg, s, chart.series[i], i + 1 == chart.series.size());
+  }
+  if (chart.budget_bytes) draw_budget(svg, s, *chart.budget_bytes);
+  for (const TimelineSeries& series : chart.series) draw_peak(svg, s, series);
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace tinyfit::driver

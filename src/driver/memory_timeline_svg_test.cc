@@ -1,0 +1,74 @@
+#include "driver/memory_timeline_svg.h"
+
+#include <gtest/gtest.h>
+
+namespace tinyfit::driver {
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TimelineChart make_chart() {
+  TimelineChart chart;
+  chart.title = "zoo:tiny <&> net";
+  // Live bytes per position of two made-up plans; peaks 5,120 (position 1) and 3,584 (position 1).
+  chart.series.push_back({"ordinary", {3072, 5120, 4608, 3072, 1536}, 1, "q_big (Concat)", "#7f7f7f"});
+  chart.series.push_back({"chosen: order:best", {3072, 3584, 3584, 3072, 1536}, 1, "p_small (MaxPool)", "#1f77b4"});
+  chart.budget_bytes = 4096;
+  return chart;
+}
+
+TEST(MemoryTimelineSvg, IsOneSvgDocumentWithALineAndAPeakPerSeries) {
+  const std::string svg = render_memory_timeline_svg(make_chart());
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_EQ(count(svg, "<svg "), 1u);
+  EXPECT_EQ(count(svg, "</svg>"), 1u);
+  EXPECT_EQ(count(svg, "<circle "), 2u);
+  // The chosen (last) series is drawn filled and stroked, the other stroked only.
+  EXPECT_EQ(count(svg, "stroke=\"#1f77b4\" stroke-width=\"2\""), 1u);
+  EXPECT_EQ(count(svg, "stroke=\"#7f7f7f\" stroke-width=\"2\""), 1u);
+  EXPECT_EQ(count(svg, "fill-opacity"), 1u);
+}
+
+TEST(MemoryTimelineSvg, LabelsSayKiBStepsPeaksAndTheBudget) {
+  const std::string svg = render_memory_timeline_svg(make_chart());
+  EXPECT_NE(svg.find("live memory (KiB)"), std::string::npos);
+  EXPECT_NE(svg.find("plan step"), std::string::npos);
+  // 5,120 bytes = 5.00 KiB; 4,096 = 4.00 KiB (two decimals below 10 KiB).
+  EXPECT_NE(svg.find("ordinary: peak 5.00 KiB (5,120 bytes) at step 1, q_big (Concat)"), std::string::npos);
+  EXPECT_NE(svg.find("--sram budget 4.00 KiB (4,096 bytes)"), std::string::npos);
+}
+
+TEST(MemoryTimelineSvg, YTicksAreRoundKiBCoveringPeakAndBudget) {
+  const std::string svg = render_memory_timeline_svg(make_chart());
+  // Max 5,120 bytes = 5 KiB, +8% headroom = 5.4 KiB over about six ticks: a 1 KiB step up to 6.
+  for (const char* tick : {">0</text>", ">1</text>", ">5</text>", ">6</text>"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(svg.find(">7</text>"), std::string::npos);
+}
+
+TEST(MemoryTimelineSvg, TextIsXmlEscaped) {
+  const std::string svg = render_memory_timeline_svg(make_chart());
+  EXPECT_NE(svg.find("zoo:tiny &lt;&amp;&gt; net"), std::string::npos);
+  EXPECT_EQ(svg.find("<&>"), std::string::npos);
+}
+
+TEST(MemoryTimelineSvg, EmptyChartDrawsOnlyTheAxes) {
+  const std::string svg = render_memory_timeline_svg({});
+  EXPECT_EQ(count(svg, "<circle "), 0u);
+  EXPECT_EQ(count(svg, "<path "), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(FormatKib, OneDecimalFromTenKiBTwoBelow) {
+  EXPECT_EQ(format_kib(1'505'280), "1,470.0 KiB");  // DESIGN.md: 1,505,280 bytes = 1470 KiB
+  EXPECT_EQ(format_kib(512), "0.50 KiB");
+  EXPECT_EQ(format_kib(0), "0.00 KiB");
+}
+
+}  // namespace
+}  // namespace tinyfit::driver

@@ -1,0 +1,151 @@
+// `tinyfit compile MODEL`: the best plan under the budget, verified by running
+// it, optionally emitted as C. Thin: parse the flags, call the driver's
+// pipeline (src/driver/compile_pipeline.cc), print or write what it returns.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "compile_output.h"
+#include "driver/compile_pipeline.h"
+#include "model_option.h"
+#include "plan/placement.h"
+#include "plan/print_plan.h"
+#include "size_option.h"
+
+namespace tinyfit::tools {
+namespace {
+
+struct CompileCliOptions {
+  ModelOption model;
+  int64_t sram_bytes = -1;  // -1: no --sram
+  std::string techniques = "order,inplace,pex";
+  std::string order = "best";
+  std::string placement = "best";
+  int accumulator_bits = 32;
+  double time_limit_seconds = 60.0;
+  bool json = false;
+  bool dump_plan = false;
+  bool no_verify = false;
+  std::string svg_path;
+  std::string emit;
+  std::string out_dir;
+  uint32_t seed = 12345;  // shared/models/golden/README.md: x_0 = 12345, as `tinyfit run`
+};
+
+// A progress line on a terminal only: logs and pipes stay clean.
+std::function<void(std::string_view, double)> make_terminal_progress() {
+  if (!isatty(STDERR_FILENO)) return {};
+  return [](std::string_view stage, double fraction) {
+    std::fprintf(stderr, "\r%.*s: %3d%%", static_cast<int>(stage.size()), stage.data(),
+                 static_cast<int>(fraction * 100.0));
+    if (fraction >= 1.0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(stage.size()) + 6, "");
+  };
+}
+
+Status write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  file.close();
+  if (!file) {
+    Diag diag;
+    diag.file = path;
+    diag.message = "cannot write the file";
+    return tl::unexpected(diag);
+  }
+  return {};
+}
+
+Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli) {
+  driver::CompileOptions options;
+  TINYFIT_ASSIGN_OR_RETURN(options.techniques, driver::parse_technique_list(cli.techniques));
+  if (!plan::find_placement_algorithm(cli.placement)) {
+    std::string known;
+    for (const plan::PlacementAlgorithm& a : plan::list_placement_algorithms()) {
+      known += (known.empty() ? "" : ", ") + std::string(a.name);
+    }
+    return fail("--placement: unknown placement '" + cli.placement + "' (use " + known + ")",
+                ExitCode::kBadCommandLine);
+  }
+  if (cli.sram_bytes >= 0) options.sram_bytes = cli.sram_bytes;
+  options.order = cli.order;
+  options.placement = cli.placement;
+  options.accumulator_bits = cli.accumulator_bits;
+  options.execute = !cli.no_verify;
+  options.seed = cli.seed;
+  options.emit_dir = cli.out_dir;
+  options.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
+  options.progress = make_terminal_progress();
+  return options;
+}
+
+Status run_compile(const CompileCliOptions& cli) {
+  // Flags first: a typo costs no model import.
+  TINYFIT_ASSIGN_OR_RETURN(const driver::CompileOptions options, make_compile_options(cli));
+  TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
+  TINYFIT_ASSIGN_OR_RETURN(const driver::CompileReport report, driver::compile_model(graph, options));
+  // The chart is most useful when the model does not fit: write it first.
+  if (!cli.svg_path.empty()) {
+    TINYFIT_RETURN_IF_ERROR(write_text_file(
+        cli.svg_path, driver::render_memory_timeline_svg(make_compile_timeline(graph, report))));
+  }
+  if (!report.fits()) {
+    Diag diag;
+    diag.code = ExitCode::kDoesNotFit;
+    diag.file = report.model;
+    diag.message = driver::describe_shortfall(report);
+    return tl::unexpected(diag);
+  }
+  if (cli.dump_plan) plan::print_plan(std::cout, graph, report.result().plan);
+  if (cli.json) {
+    std::cout << make_compile_json(report).dump(2) << std::endl;
+  } else {
+    print_compile_text(std::cout, report);
+  }
+  return {};
+}
+
+}  // namespace
+
+CommandAction setup_compile_command(CLI::App& app) {
+  auto cli = std::make_shared<CompileCliOptions>();
+  add_model_option(app, cli->model);
+  add_size_option(app, "--sram", cli->sram_bytes, "SRAM budget for the arena");
+  app.add_option("--techniques", cli->techniques,
+                 "comma list of order, inplace, pex (or none); the ordinary plan is always built")
+      ->capture_default_str();
+  app.add_option("--order", cli->order, "operator order: given, rpo, exact, hierarchical or best")
+      ->check(CLI::IsMember({"given", "rpo", "exact", "hierarchical", "best"}))
+      ->capture_default_str();
+  app.add_option("--placement", cli->placement,
+                 "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, exact or best")
+      ->capture_default_str();
+  app.add_option("--accumulator-bits", cli->accumulator_bits,
+                 "PEX accumulator precision: 32 (exact), 16 or 8 (PEX 3.4, not exact)")
+      ->check(CLI::IsMember({32, 16, 8}))
+      ->capture_default_str();
+  app.add_option("--time-limit", cli->time_limit_seconds, "seconds for the searches (best found so far after)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  CLI::Option* json = app.add_flag("--json", cli->json, "print one JSON object instead of tables");
+  app.add_flag("--dump-plan", cli->dump_plan, "print the chosen plan: buffers, steps, loops, calls and views")
+      ->excludes(json);
+  app.add_option("--svg", cli->svg_path, "write a chart of live memory per step (ordinary and chosen plan)")
+      ->type_name("FILE");
+  app.add_flag("--no-verify", cli->no_verify, "do not execute the plan against the reference (verified: false)");
+  CLI::Option* emit = app.add_option("--emit", cli->emit, "emit the chosen plan as source code: c")
+                          ->check(CLI::IsMember({"c"}));
+  CLI::Option* out = app.add_option("--out", cli->out_dir, "directory for --emit")->type_name("DIR");
+  emit->needs(out);
+  out->needs(emit);
+  app.add_option("--seed", cli->seed, "seed (x_0) of the deterministic input the plan is checked on")
+      ->capture_default_str();
+  return [cli] { return run_compile(*cli); };
+}
+
+}  // namespace tinyfit::tools

@@ -1,0 +1,149 @@
+#include "compile_output.h"
+
+#include <cstdio>
+
+#include "plan/placement_input.h"
+#include "support/byte_size.h"
+#include "text_table.h"
+
+namespace tinyfit::tools {
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string format_ratio(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", value);
+  return buffer;
+}
+
+// The call at a candidate's peak position: "conv3 (Conv2D)".
+std::string describe_peak_call(const ir::Graph& graph, const driver::CompileCandidate& c) {
+  if (c.memory.positions.empty()) return {};
+  const plan::KernelCall& call =
+      plan::call_at(c.plan, c.memory.positions[static_cast<size_t>(c.memory.peak_position)]);
+  if (call.node < 0) return "copy";
+  const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
+  return node.name + " (" + std::string(ir::op_type_name(node.op)) + ")";
+}
+
+std::string why_chosen(const driver::CompileReport& r) {
+  if (!r.sram_bytes) return "the smallest arena";
+  return "the least latency overhead within --sram " + format_thousands(*r.sram_bytes) + " bytes";
+}
+
+}  // namespace
+
+std::string describe_candidate_status(const driver::CompileReport& report, size_t candidate) {
+  const driver::CompileCandidate& c = report.candidates.at(candidate);
+  if (!c.built) return "not built yet";
+  if (report.chosen == candidate) return "chosen";
+  if (report.sram_bytes) return driver::fits_budget(c, *report.sram_bytes) ? "fits" : "over budget";
+  return "larger";
+}
+
+void print_compile_text(std::ostream& out, const driver::CompileReport& r) {
+  const driver::CompileCandidate& c = r.result();
+  out << "model: " << r.model << "\n";
+  using Align = TextTable::Align;
+  TextTable table({"plan", "status", "peak_bytes", "arena_bytes", "macs", "calls", "loops", "note"},
+                  {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                   Align::kRight, Align::kLeft});
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const driver::CompileCandidate& k = r.candidates[i];
+    auto figure = [&k](int64_t v) { return k.built ? format_thousands(v) : std::string("-"); };
+    table.add_row({k.name, describe_candidate_status(r, i), figure(k.peak_bytes), figure(k.arena_bytes),
+                   figure(k.macs), figure(k.kernel_calls), k.built ? std::to_string(k.loops) : "-", k.note});
+  }
+  out << "candidate plans (bytes of activations; calls = kernel calls per inference):\n";
+  table.print(out);
+  out << "chosen: " << c.name << " (" << why_chosen(r) << ")\n"
+      << "techniques: " << (c.techniques.empty() ? "none (ordinary execution)" : join(c.techniques, ", ")) << "\n"
+      << "peak_bytes: " << format_thousands(c.peak_bytes) << " (ordinary: " << format_thousands(r.ordinary().peak_bytes)
+      << ")\n"
+      << "arena_bytes: " << format_thousands(c.arena_bytes) << " (placement " << c.placement << ", fragmentation "
+      << format_ratio(plan::compute_fragmentation(c.arena_bytes, c.peak_bytes)) << ")\n"
+      << "flash_bytes: " << format_thousands(r.flash_bytes) << "\n"
+      << "macs: " << format_thousands(c.macs) << " (" << format_ratio(r.macs_ratio()) << " x ordinary)\n"
+      << "kernel calls: " << format_thousands(c.kernel_calls) << ", loops: " << c.loops
+      << ", accumulator_bits: " << r.accumulator_bits << "\n"
+      << "bottleneck: step " << r.bottleneck.step << ", " << r.bottleneck.node << " (" << r.bottleneck.op
+      << "), live tensors:\n";
+  for (const driver::LiveTensor& t : r.bottleneck.tensors) {
+    out << "  " << t.name << ": " << format_thousands(t.bytes) << "\n";
+  }
+  out << "verified: " << (r.verification.verified ? "yes" : "no") << " (" << r.verification.note << ")\n";
+  if (r.verification.max_abs_error) out << "max_abs_error: " << *r.verification.max_abs_error << "\n";
+  if (!r.emitted_files.empty()) out << "emitted: " << join(r.emitted_files, ", ") << "\n";
+  out << "schedule (" << r.schedule.size() << " model nodes in execution order): " << join(r.schedule, " ") << "\n"
+      << "compile_seconds: " << format_ratio(r.compile_seconds) << "\n";
+}
+
+nlohmann::json make_compile_json(const driver::CompileReport& r) {
+  const driver::CompileCandidate& c = r.result();
+  nlohmann::json candidates = nlohmann::json::array();
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const driver::CompileCandidate& k = r.candidates[i];
+    nlohmann::json item = {{"name", k.name}, {"techniques", k.techniques}, {"status", describe_candidate_status(r, i)},
+                           {"note", k.note}};
+    if (k.built) {
+      item.update({{"peak_bytes", k.peak_bytes},
+                   {"arena_bytes", k.arena_bytes},
+                   {"macs", k.macs},
+                   {"kernel_calls", k.kernel_calls},
+                   {"loops", k.loops},
+                   {"placement", k.placement}});
+    }
+    candidates.push_back(item);
+  }
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const driver::LiveTensor& t : r.bottleneck.tensors) tensors.push_back({{"name", t.name}, {"bytes", t.bytes}});
+  return {{"model", r.model},
+          {"sram_bytes", r.sram_bytes ? nlohmann::json(*r.sram_bytes) : nlohmann::json()},
+          {"chosen", c.name},
+          {"peak_bytes", c.peak_bytes},
+          {"arena_bytes", c.arena_bytes},
+          {"flash_bytes", r.flash_bytes},
+          {"macs", c.macs},
+          {"techniques", c.techniques},
+          {"bottleneck",
+           {{"step", r.bottleneck.step}, {"operator", r.bottleneck.node}, {"op", r.bottleneck.op}, {"tensors", tensors}}},
+          {"verified", r.verification.verified},
+          {"executed", r.verification.executed},
+          {"verification_note", r.verification.note},
+          {"max_abs_error",
+           r.verification.max_abs_error ? nlohmann::json(*r.verification.max_abs_error) : nlohmann::json()},
+          {"schedule", r.schedule},
+          {"ordinary_peak_bytes", r.ordinary().peak_bytes},
+          {"ordinary_arena_bytes", r.ordinary().arena_bytes},
+          {"ordinary_macs", r.ordinary().macs},
+          {"macs_ratio", r.macs_ratio()},
+          {"candidates", candidates},
+          {"placement", c.placement},
+          {"kernel_calls", c.kernel_calls},
+          {"loops", c.loops},
+          {"accumulator_bits", r.accumulator_bits},
+          {"emitted_files", r.emitted_files},
+          {"compile_seconds", r.compile_seconds}};
+}
+
+driver::TimelineChart make_compile_timeline(const ir::Graph& graph, const driver::CompileReport& r) {
+  driver::TimelineChart chart;
+  chart.title = r.model + ": live memory per plan step";
+  chart.budget_bytes = r.sram_bytes;
+  auto add = [&](const driver::CompileCandidate& c, std::string label, std::string color) {
+    chart.series.push_back({std::move(label), c.memory.live_bytes, c.memory.peak_position, describe_peak_call(graph, c),
+                            std::move(color)});
+  };
+  const bool same = r.reported == 0;
+  const std::string role = r.fits() ? "chosen" : "smallest, does not fit";
+  add(r.ordinary(), same ? "ordinary (" + role + ")" : "ordinary", same ? "#1f77b4" : "#7f7f7f");
+  if (!same) add(r.result(), role + ": " + r.result().name, "#1f77b4");
+  return chart;
+}
+
+}  // namespace tinyfit::tools

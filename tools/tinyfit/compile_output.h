@@ -1,0 +1,29 @@
+// How `tinyfit compile` shows its report: a text summary with the table of
+// candidates, one JSON object (--json), and the memory-timeline chart (--svg).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "driver/compile_pipeline.h"
+#include "driver/memory_timeline_svg.h"
+#include "ir/graph.h"
+
+namespace tinyfit::tools {
+
+// "chosen", "fits", "over budget", "larger" or "not built yet".
+std::string describe_candidate_status(const driver::CompileReport& report, size_t candidate);
+
+void print_compile_text(std::ostream& out, const driver::CompileReport& report);
+
+// DESIGN.md's fields (peak_bytes, arena_bytes, flash_bytes, macs, techniques,
+// bottleneck, verified, schedule) and compile's own (candidates, macs_ratio, ...).
+nlohmann::json make_compile_json(const driver::CompileReport& report);
+
+// The ordinary plan and the reported one (once if they are the same), with
+// the --sram budget and each plan's peak call.
+driver::TimelineChart make_compile_timeline(const ir::Graph& graph, const driver::CompileReport& report);
+
+}  // namespace tinyfit::tools
