@@ -10,6 +10,8 @@
 #include <string>
 
 #include "analysis/buffer_graph.h"
+#include "exec/plan_executor.h"
+#include "exec/reference_interpreter.h"
 #include "import/import_model.h"
 #include "ir/op_decl.h"
 #include "plan/build_plan.h"
@@ -103,6 +105,34 @@ TEST(PexFigures, SharedMcunetAndMlperfTinyModelsNeverGetWorse) {
     const PexFigures f = measure(shared_model(path));
     EXPECT_LE(f.pex32_bytes, f.ordinary_bytes) << path;
     EXPECT_LE(f.pex8_bytes, f.pex32_bytes) << path;
+  }
+}
+
+// Whole PEX plans run in the exact arena against the reference interpreter:
+// 32-bit accumulators are exact, so the outputs are bit-identical.
+TEST(PexFigures, WholeModelPexPlansRunBitExact) {
+  for (const std::string& model : {std::string("zoo:mobilenetv2-96-int8"),
+                                  shared_model("tflite/mcunet/mcunet-5fps_vww.tflite"),
+                                  shared_model("tflite/mlperf_tiny/vww_96_int8.tflite"),
+                                  shared_model("tflite/mobilenet/mobilenet_v2_1.0_224_quant_uint8.tflite")}) {
+    Result<ir::Graph> graph = import::import_model(model);
+    ASSERT_TRUE(graph) << graph.error().format();
+    Result<plan::PexResult> pex = plan::build_pex_plan(*graph, {});
+    ASSERT_TRUE(pex) << pex.error().format();
+    EXPECT_GT(pex->loops, 0) << model;
+    ASSERT_TRUE(plan::place_plan(pex->plan, "greedy-by-size", {}));
+    ASSERT_TRUE(plan::verify_plan(*graph, pex->plan)) << model;
+    std::vector<exec::TensorData> inputs;
+    for (ir::TensorId t : graph->inputs) {
+      inputs.push_back(exec::make_golden_input(graph->tensor(t).dtype, graph->tensor(t).shape));
+    }
+    Result<std::vector<exec::TensorData>> expected = exec::run_reference(*graph, inputs);
+    ASSERT_TRUE(expected) << expected.error().format();
+    Result<std::vector<exec::TensorData>> actual = exec::execute_plan(*graph, pex->plan, inputs);
+    ASSERT_TRUE(actual) << model << ": " << actual.error().format();
+    for (size_t o = 0; o < expected->size(); ++o) {
+      EXPECT_EQ((*actual)[o].bytes, (*expected)[o].bytes) << model << " output " << o;
+    }
   }
 }
 
