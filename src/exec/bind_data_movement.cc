@@ -2,8 +2,7 @@
 // Slice, Transpose and Pad move elements of any dtype (x8 kernels given the
 // element size); only Concat of quantized inputs whose parameters differ from
 // the output's touches values (TFLite ConcatenationWithScaling, as the
-// reference does it). Quantize and Dequantize are element-wise arithmetic:
-// their kernels live with the element-wise family.
+// reference does it).
 //
 // Modes: kWhole for every operator, and kChunk for a Pad that leaves the
 // channels alone (its kind is channel-wise; the call is the same on the
@@ -251,7 +250,6 @@ Result<std::unique_ptr<PreparedKernel>> prepare_pad(const KernelCallContext& con
 Result<std::unique_ptr<PreparedKernel>> prepare_data_movement_kernel(const KernelCallContext& context) {
   if (context.call.mode == plan::CallMode::kCopy) return prepare_copy(context);
   const ir::OpType op = context.node().op;
-  if (op == ir::OpType::kQuantize || op == ir::OpType::kDequantize) return prepare_elementwise_kernel(context);
   TINYFIT_RETURN_IF_ERROR(check_whole_or_channel_chunk(context));
   TINYFIT_RETURN_IF_ERROR(check_view_ranks(context));
   TINYFIT_RETURN_IF_ERROR(check_inputs_have_views(context));
