@@ -5,30 +5,17 @@
  * ships it with the other runtime headers.
  *
  * The fixed-point steps after the exp are gemmlowp's, ported from the
- * reference interpreter (src/exec/reference/quant_math.cc, fixed_point.cc)
- * operation for operation: int32 wrap-around through uint32, 64-bit products,
- * division truncating toward zero. */
+ * reference interpreter (src/exec/reference/fixed_point.cc) operation for
+ * operation on top of tinyfit/fixed_point.h: int32 wrap-around through
+ * uint32, 64-bit products, division truncating toward zero. */
+#include "tinyfit/fixed_point.h"
 #include "tinyfit/normalization.h"
 
-/* gemmlowp SaturatingRoundingDoublingHighMul. */
-static int32_t tf_softmax_doubling_high_mul(int32_t a, int32_t b) {
-  const int64_t ab = (int64_t)a * (int64_t)b;
-  const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-  if (a == b && a == INT32_MIN) return INT32_MAX;
-  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-}
-
-/* gemmlowp RoundingDivideByPOT: x / 2^exponent, halves away from zero. An
- * exponent of 32 or more (a softmax row of thousands of near-equal values)
- * gives 0, the correctly rounded quotient of an int32, where C would have no
- * defined shift. */
-static int32_t tf_softmax_rounding_divide_by_pot(int32_t x, int exponent) {
-  int32_t mask, remainder, threshold;
-  if (exponent > 31) return 0;
-  mask = (int32_t)(((int64_t)1 << exponent) - 1);
-  remainder = x & mask;
-  threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+/* RoundingDivideByPOT for any exponent >= 0: from 32 on (a softmax row of
+ * thousands of near-equal values) the correctly rounded quotient of an int32
+ * is 0, where a C shift would be undefined. */
+static int32_t tf_softmax_rounding_divide_by_pot(int32_t x, int32_t exponent) {
+  return exponent > 31 ? 0 : tf_rounding_divide_by_pot(x, exponent);
 }
 
 /* gemmlowp SaturatingRoundingMultiplyByPOT for exponents 1 and 2. */
@@ -51,12 +38,13 @@ static int32_t tf_softmax_one_over_one_plus_x(int32_t x) {
   const int32_t constant_neg_32_over_17 = -1010580540;
   const int32_t one_with_2_integer_bits = 1 << 29;
   int32_t y = tf_softmax_add(constant_48_over_17,
-                             tf_softmax_doubling_high_mul(half_denominator, constant_neg_32_over_17));
+                             tf_saturating_rounding_doubling_high_mul(half_denominator, constant_neg_32_over_17));
   int i;
   for (i = 0; i < 3; ++i) {
     const int32_t one_minus = tf_softmax_subtract(one_with_2_integer_bits,
-                                                  tf_softmax_doubling_high_mul(half_denominator, y));
-    y = tf_softmax_add(y, tf_softmax_saturating_shift_left(tf_softmax_doubling_high_mul(y, one_minus), 2));
+                                                  tf_saturating_rounding_doubling_high_mul(half_denominator, y));
+    y = tf_softmax_add(y,
+                       tf_softmax_saturating_shift_left(tf_saturating_rounding_doubling_high_mul(y, one_minus), 2));
   }
   return tf_softmax_saturating_shift_left(y, 1);
 }
@@ -109,7 +97,7 @@ void TF_SOFTMAX_NAME(const tf_view* input, const tf_view* output, const tf_softm
         /* Each x is read before its own y is written: in place is safe. */
         for (j = 0; j < depth; ++j) {
           const int32_t e = table[max - x[(size_t)j * in_step]];
-          int32_t q = tf_softmax_rounding_divide_by_pot(tf_softmax_doubling_high_mul(shifted_scale, e),
+          int32_t q = tf_softmax_rounding_divide_by_pot(tf_saturating_rounding_doubling_high_mul(shifted_scale, e),
                                                         num_bits_over_unit + 31 - 8) +
                       TF_SOFTMAX_MIN;
           if (q < TF_SOFTMAX_MIN) q = TF_SOFTMAX_MIN;
