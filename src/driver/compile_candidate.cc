@@ -67,6 +67,10 @@ Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplac
   candidate.note = pex->note;
   candidate.plan = std::move(pex->plan);
   candidate.techniques = candidate.plan.techniques;
+  // Named by what the plan really uses (PEX may decline in-place merges).
+  candidate.name.clear();
+  for (const std::string& t : candidate.techniques) candidate.name += (candidate.name.empty() ? "" : "+") + t;
+  if (candidate.name.empty()) candidate.name = "pex";
   TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
   return candidate;
 }

@@ -24,7 +24,7 @@ namespace tinyfit::driver {
 enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3 };
 
 struct CompileCandidate {
-  std::string name;                     // "ordinary", "order:best", "order:best+inplace", "pex+inplace"
+  std::string name;                     // "ordinary", "order:best", "order:best+inplace", "pex"
   std::vector<std::string> techniques;  // DESIGN.md `techniques`: empty for ordinary
   LatencyRank rank = LatencyRank::kOrdinary;
   bool built = false;       // false: a technique not built yet (note says which)
@@ -48,7 +48,8 @@ Result<CompileCandidate> build_operator_candidate(const ir::Graph& graph, const 
                                                   const analysis::Order& order, const std::string& order_name,
                                                   bool inplace, const CompileOptions& options);
 
-// Partial execution (composed with in-place merges when `inplace`), placed.
+// Partial execution (composed with in-place merges when `inplace`), placed;
+// named by the techniques the built plan reports ("pex", "pex+inplace").
 // With options.sram_bytes, PEX picks per loop the largest tile that fits.
 // A PEX scheduler that is not built yet (exit 2) gives a candidate with
 // built == false and its message as the note, never an error.

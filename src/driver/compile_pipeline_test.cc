@@ -130,7 +130,7 @@ TEST(CompilePipeline, TechniquesNotBuiltYetAreReportedNotFaked) {
   ASSERT_TRUE(report) << report.error().format();
   ASSERT_EQ(report->candidates.size(), 2u);
   const CompileCandidate& pex = report->candidates[1];
-  EXPECT_EQ(pex.name, "pex");
+  EXPECT_EQ(pex.rank, LatencyRank::kPex);
   if (pex.built) {
     // Once the scheduler lands: never worse than ordinary, no recomputation.
     EXPECT_LE(pex.peak_bytes, kOrdinaryPeak);
