@@ -28,8 +28,9 @@ inline std::vector<CiModel> list_ci_models() {
 }
 
 // The SRAM budget every board program links against: the RAM region's LENGTH
-// (mps2.ld). 512 KiB is the SRAM of the STM32H743's AXI SRAM, a common
-// Cortex-M7 part; every CI model's ordinary arena fits below it.
-inline constexpr int64_t kCiBoardRamBytes = 512 * 1024;
+// (mps2.ld). 320 KiB is the STM32F746's SRAM, MCUNet's evaluation board
+// (MCUNet paper, §4); the largest CI program, MobileNetV2-96-w0.35 ordinary,
+// needs 139,716 bytes of it (docs/benchmarks/mcu_latency.md).
+inline constexpr int64_t kCiBoardRamBytes = 320 * 1024;
 
 }  // namespace tinyfit::mcu

@@ -1,0 +1,160 @@
+// tinyfit_bench_mcu: the table of issue 5. For every CI model
+// (tests/mcu/ci_models.h) and technique (ordinary, partial execution), one run
+// emits the plan as C, builds it for the Cortex-M4F board (mps2-an386) and for
+// the host, and measures: the planned arena, the arena symbol's size in the
+// ELF, total SRAM (.data + .bss + stack high-water mark), flash (code +
+// constants) and the weights in it, and retired instructions for one
+// inference on the emulated Cortex-M (SysTick under -icount shift=0) and on
+// the host (callgrind, the run function inclusive). Each technique's overhead
+// is its instruction count over ordinary execution's, measured in the same run.
+//
+// Instruction counts are deterministic (TOOLCHAIN.md), so one run suffices; no
+// wall time is reported. Exit codes: 0 table printed; 2 bad command line or no
+// model matched --only. A row that cannot be measured (technique or kernel
+// not built yet, a build failure) says why in its place.
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "ci_models.h"
+#include "emitted_build.h"
+#include "exec/plan_executor.h"
+#include "model_under_test.h"
+
+namespace tinyfit::mcu {
+namespace {
+
+struct Row {
+  std::string model, technique;
+  std::string problem;  // empty when measured
+  int64_t planned_arena_bytes = 0;
+  std::optional<int64_t> elf_arena_bytes;
+  int64_t sram_bytes = 0, flash_bytes = 0, weight_bytes = 0;
+  uint64_t board_instructions = 0, host_instructions = 0;
+};
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+Row measure(const CiModel& model, const ModelUnderTest& m, Technique technique) {
+  Row row;
+  row.model = model.name;
+  row.technique = technique_name(technique);
+  auto unmeasured = [&row](std::string problem) {
+    row.problem = first_line(problem);
+    return row;
+  };
+  Result<plan::Plan> plan = build_technique_plan(m.graph, technique);
+  if (!plan) return unmeasured(plan.error().format());
+  row.planned_arena_bytes = plan->arena_bytes;
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m.graph, *plan, m.inputs);
+  if (!executed) return unmeasured(executed.error().format());
+
+  const std::string name = "bench/" + model.name + "_" + row.technique;
+  Result<EmittedBuild> board =
+      emit_and_build(m.graph, *plan, m.inputs, *executed, Target::kCortexM4, kCiBoardRamBytes, name + "_m4");
+  if (!board) return unmeasured(board.error().format());
+  Result<ProgramReport> report = run_program(Target::kCortexM4, board->executable);
+  if (!report) return unmeasured(report.error().format());
+  for (size_t o = 0; o < executed->size(); ++o) {
+    if (!describe_byte_difference(report->outputs[o], (*executed)[o]).empty()) {
+      return unmeasured("board output " + std::to_string(o) + " differs from the plan executor");
+    }
+  }
+  row.board_instructions = report->instructions;
+  row.elf_arena_bytes = read_symbol_bytes(board->executable, board->program.arena_symbol);
+  const std::map<std::string, int64_t> sections = read_section_bytes(board->executable);
+  auto section = [&](const char* s) { return sections.contains(s) ? sections.at(s) : int64_t{0}; };
+  row.sram_bytes = section(".data") + section(".bss") + static_cast<int64_t>(report->stack_bytes);
+  row.flash_bytes = section(".text") + section(".rodata") + section(".data");
+  row.weight_bytes = board->model.constant_bytes;
+
+  Result<EmittedBuild> host = emit_and_build(m.graph, *plan, m.inputs, *executed, Target::kHost, 0, name + "_host");
+  if (!host) return unmeasured(host.error().format());
+  Result<uint64_t> host_instructions = count_host_instructions(host->executable, host->program.run_function);
+  if (!host_instructions) return unmeasured(host_instructions.error().format());
+  row.host_instructions = *host_instructions;
+  return row;
+}
+
+std::string format_ratio(uint64_t value, uint64_t baseline) {
+  if (baseline == 0 || value == 0) return "-";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << static_cast<double>(value) / static_cast<double>(baseline) << "x";
+  return out.str();
+}
+
+void print_table(const std::vector<Row>& rows) {
+  std::cout << "| model | technique | planned arena B | ELF arena symbol B | total SRAM B | flash B (weights) "
+               "| M4 instructions | host instructions | M4 overhead vs ordinary | host overhead vs ordinary |\n"
+            << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::map<std::string, const Row*> ordinary;
+  for (const Row& row : rows) {
+    if (row.technique == "ordinary" && row.problem.empty()) ordinary[row.model] = &row;
+  }
+  for (const Row& row : rows) {
+    std::cout << "| " << row.model << " | " << row.technique << " | ";
+    if (!row.problem.empty()) {
+      std::cout << (row.planned_arena_bytes ? std::to_string(row.planned_arena_bytes) : "-")
+                << " | not measured: " << row.problem << " |||||||\n";
+      continue;
+    }
+    const Row* base = ordinary.contains(row.model) ? ordinary.at(row.model) : nullptr;
+    std::cout << row.planned_arena_bytes << " | "
+              << (row.elf_arena_bytes ? std::to_string(*row.elf_arena_bytes) : "absent") << " | " << row.sram_bytes
+              << " | " << row.flash_bytes << " (" << row.weight_bytes << ") | " << row.board_instructions << " | "
+              << row.host_instructions << " | "
+              << (base ? format_ratio(row.board_instructions, base->board_instructions) : "-") << " | "
+              << (base ? format_ratio(row.host_instructions, base->host_instructions) : "-") << " |\n";
+  }
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"tinyfit_bench_mcu: emitted C on an emulated Cortex-M4F and the host, one inference each"};
+  std::string only;
+  app.add_option("--only", only, "measure only the CI model with this short name (kws, vww, ...)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  for (Target target : {Target::kCortexM4, Target::kHost}) {
+    if (std::string missing = find_missing_tools(target); !missing.empty()) {
+      std::cerr << "tinyfit_bench_mcu: error: " << missing << " is not installed\n";
+      return 2;
+    }
+  }
+  std::vector<Row> rows;
+  for (const CiModel& model : list_ci_models()) {
+    if (!only.empty() && model.name != only) continue;
+    std::cerr << model.name << "...\n";
+    Result<ModelUnderTest> m = load_model_under_test(model.model);
+    for (Technique technique : {Technique::kOrdinary, Technique::kPex}) {
+      if (!m) {
+        Row row;
+        row.model = model.name;
+        row.technique = technique_name(technique);
+        row.problem = first_line(m.error().format());
+        rows.push_back(std::move(row));
+        continue;
+      }
+      rows.push_back(measure(model, *m, technique));
+    }
+  }
+  if (rows.empty()) {
+    std::cerr << "tinyfit_bench_mcu: error: no CI model is named '" << only << "'\n";
+    return 2;
+  }
+  print_table(rows);
+  return 0;
+}
+
+}  // namespace
+}  // namespace tinyfit::mcu
+
+int main(int argc, char** argv) { return tinyfit::mcu::run(argc, argv); }

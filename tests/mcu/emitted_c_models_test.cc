@@ -1,0 +1,127 @@
+// Emitted C of real models on emulated microcontrollers (issue 5): each CI
+// model (ci_models.h) with ordinary and partial-execution plans is emitted,
+// built for the Cortex-M4F board (and the Cortex-M7 for a couple) with our
+// startup code and linker script under the SRAM budget, run under
+// qemu-system-arm, and checked: output bytes equal the plan executor's (the
+// same kernels built for the host; tests/models/emitted_c_host_test shows the
+// host build of the emitted C gives them too), and the arena symbol in the
+// ELF has exactly the planned arena_bytes. Sizes and instruction counts are
+// printed, never asserted (bench/mcu_latency tabulates them).
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "ci_models.h"
+#include "emitted_build.h"
+#include "exec/plan_executor.h"
+#include "model_under_test.h"
+
+namespace tinyfit::mcu {
+namespace {
+
+struct BoardCase {
+  CiModel model;
+  Technique technique;
+  Target target;
+  std::string name() const {
+    return model.name + "_" + std::string(technique_name(technique)) + "_" + std::string(target_name(target));
+  }
+};
+
+std::vector<BoardCase> list_board_cases() {
+  std::vector<BoardCase> cases;
+  for (const CiModel& model : list_ci_models()) {
+    for (Technique technique : {Technique::kOrdinary, Technique::kPex}) {
+      cases.push_back({model, technique, Target::kCortexM4});
+      if (model.on_m7) cases.push_back({model, technique, Target::kCortexM7});
+    }
+  }
+  return cases;
+}
+
+// Import and the reference run once per model, shared by its cases.
+const Result<ModelUnderTest>& load_cached(const std::string& model) {
+  static std::map<std::string, std::unique_ptr<Result<ModelUnderTest>>> cache;
+  auto& slot = cache[model];
+  if (!slot) slot = std::make_unique<Result<ModelUnderTest>>(load_model_under_test(model));
+  return *slot;
+}
+
+#define TINYFIT_SKIP_IF_NOT_BUILT(result, what)                               \
+  if (!(result) && (result).error().code == ExitCode::kBadCommandLine) {     \
+    GTEST_SKIP() << what << " not built yet: " << (result).error().format(); \
+  }
+
+// Test names, not bytes, in gtest's parameter printout.
+void PrintTo(const BoardCase& c, std::ostream* out) { *out << c.name(); }
+
+class EmittedCOnBoard : public ::testing::TestWithParam<BoardCase> {};
+
+TEST_P(EmittedCOnBoard, OutputsEqualThePlanExecutorAndTheArenaSymbolHasThePlannedSize) {
+  const BoardCase& c = GetParam();
+  if (std::string missing = find_missing_tools(c.target); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  const Result<ModelUnderTest>& m = load_cached(c.model.model);
+  ASSERT_TRUE(m) << m.error().format();
+  Result<plan::Plan> plan = build_technique_plan(m->graph, c.technique);
+  TINYFIT_SKIP_IF_NOT_BUILT(plan, technique_name(c.technique));
+  ASSERT_TRUE(plan) << plan.error().format();
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+  TINYFIT_SKIP_IF_NOT_BUILT(executed, "runtime kernel");
+  ASSERT_TRUE(executed) << executed.error().format();
+
+  Result<EmittedBuild> build =
+      emit_and_build(m->graph, *plan, m->inputs, *executed, c.target, kCiBoardRamBytes, "models/" + c.name());
+  TINYFIT_SKIP_IF_NOT_BUILT(build, "emitter");
+  ASSERT_TRUE(build) << build.error().format();
+  Result<ProgramReport> report = run_program(c.target, build->executable);
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_EQ(report->outputs.size(), executed->size());
+  for (size_t o = 0; o < executed->size(); ++o) {
+    EXPECT_EQ(describe_byte_difference(report->outputs[o], (*executed)[o]), "")
+        << "output " << o << " vs the plan executor (" << build->executable << ")";
+    if ((*executed)[o].dtype != ir::DType::kF32) {
+      EXPECT_EQ(describe_byte_difference(report->outputs[o], m->reference[o]), "")
+          << "output " << o << " vs the reference interpreter";
+    }
+  }
+  EXPECT_EQ(read_symbol_bytes(build->executable, build->program.arena_symbol), plan->arena_bytes)
+      << build->program.arena_symbol << " in " << build->executable;
+
+  const std::map<std::string, int64_t> sections = read_section_bytes(build->executable);
+  auto section = [&](const char* name) { return sections.contains(name) ? sections.at(name) : int64_t{0}; };
+  std::cout << c.name() << ": arena " << plan->arena_bytes << " B, SRAM "
+            << section(".data") + section(".bss") + static_cast<int64_t>(report->stack_bytes)
+            << " B (.data + .bss + stack " << report->stack_bytes << "), flash "
+            << section(".text") + section(".rodata") + section(".data") << " B (weights "
+            << build->model.constant_bytes << "), " << report->instructions << " instructions\n";
+}
+
+// The linker enforces the SRAM budget (issue 5): with the RAM region exactly
+// as large as the arena, the arena fits but the 8 KiB stack of mps2.ld and the
+// program's output buffer do not, and the link fails with the linker's own
+// message rather than a program that would overrun SRAM on a real board.
+TEST(EmittedCOnBoardBudget, AProgramOverTheSramBudgetFailsToLinkWithTheLinkersMessage) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  const CiModel kws = list_ci_models().front();
+  const Result<ModelUnderTest>& m = load_cached(kws.model);
+  ASSERT_TRUE(m) << m.error().format();
+  Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
+  ASSERT_TRUE(plan) << plan.error().format();
+  Result<EmittedBuild> build = emit_and_build(m->graph, *plan, m->inputs, m->reference, Target::kCortexM4,
+                                              plan->arena_bytes, "models/kws_over_budget_m4");
+  TINYFIT_SKIP_IF_NOT_BUILT(build, "emitter");
+  ASSERT_FALSE(build) << "linked " << build->executable << " into " << plan->arena_bytes << " bytes of RAM";
+  EXPECT_NE(build.error().message.find("region `RAM' overflowed by"), std::string::npos) << build.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(CiModels, EmittedCOnBoard, ::testing::ValuesIn(list_board_cases()),
+                         [](const auto& param_info) { return param_info.param.name(); });
+
+}  // namespace
+}  // namespace tinyfit::mcu
