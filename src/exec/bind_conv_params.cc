@@ -120,6 +120,14 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     }
     c.weights_ = w.data;
     c.bias_int_ = q.bias;
+    if (node.op != ir::OpType::kDepthwiseConv2D) {
+      // Row-major [Cout][...]: each output channel's weights are contiguous.
+      const size_t row = c.weights_.size() / static_cast<size_t>(g.out_channels);
+      for (size_t i = 0; i < c.weights_.size(); ++i) {
+        if (i % row == 0) c.weight_sums_.push_back(0);
+        c.weight_sums_.back() += qs8 ? static_cast<int8_t>(c.weights_[i]) : c.weights_[i];
+      }
+    }
     for (const reference::QuantizedMultiplier& m : q.multipliers) {
       c.multiplier_.push_back(m.multiplier);
       c.shift_.push_back(m.shift);
@@ -151,6 +159,7 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
   p.bias = c.is_float() ? static_cast<const void*>(c.bias_float_.data()) : c.bias_int_.data();
   p.multiplier = c.multiplier_.empty() ? nullptr : c.multiplier_.data();
   p.shift = c.shift_.empty() ? nullptr : c.shift_.data();
+  p.weight_sums = c.weight_sums_.empty() ? nullptr : c.weight_sums_.data();
   return constants;
 }
 
@@ -163,6 +172,8 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
   const std::string multiplier =
       multiplier_.empty() ? null_array : emitter.define_array("int32_t", "multiplier", as_bytes(multiplier_));
   const std::string shift = shift_.empty() ? null_array : emitter.define_array("int32_t", "shift", as_bytes(shift_));
+  const std::string weight_sums =
+      weight_sums_.empty() ? null_array : emitter.define_array("int32_t", "weight_sums", as_bytes(weight_sums_));
   auto integer = [](int32_t v) {
     return v == std::numeric_limits<int32_t>::min() ? std::string("(-2147483647 - 1)") : std::to_string(v);
   };
@@ -172,6 +183,7 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
        {"bias", bias},
        {"multiplier", multiplier},
        {"shift", shift},
+       {"weight_sums", weight_sums},
        {"kernel_h", integer(p.kernel_h)},
        {"kernel_w", integer(p.kernel_w)},
        {"stride_h", integer(p.stride_h)},

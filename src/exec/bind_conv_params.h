@@ -41,6 +41,7 @@ class ConvConstants {
   std::vector<int32_t> bias_int_;      // qs8 / qu8
   std::vector<float> bias_float_;      // f32
   std::vector<int32_t> multiplier_, shift_;
+  std::vector<int32_t> weight_sums_;   // qs8 / qu8 Conv2D and FullyConnected
   tf_conv_params params_{};
 };
 

@@ -7,6 +7,7 @@
 // skipped, never counted as passing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
 #include "import/import_model.h"
+#include "ir/op_decl.h"
 #include "plan/build_plan.h"
 #include "plan/lower_pex.h"
 #include "plan/plan_memory.h"
@@ -66,11 +68,14 @@ std::string compare(const exec::TensorData& actual, const exec::TensorData& expe
 
 // "" when the plan ran and matched; "skipped: ..." when a kernel is not built
 // yet; otherwise the failure.
+// `execute_ms` gets the wall time of execute_plan (preparation included).
 std::string run_and_compare(const ir::Graph& graph, plan::Plan plan, const std::vector<exec::TensorData>& inputs,
-                            const std::vector<exec::TensorData>& expected) {
+                            const std::vector<exec::TensorData>& expected, double* execute_ms = nullptr) {
   if (Result<plan::Placement> placed = plan::place_plan(plan, "best", {}); !placed) return placed.error().format();
   if (Status valid = plan::verify_plan(graph, plan); !valid) return valid.error().format();
+  const auto start = std::chrono::steady_clock::now();
   Result<std::vector<exec::TensorData>> actual = exec::execute_plan(graph, plan, inputs);
+  if (execute_ms) *execute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!actual && actual.error().code == ExitCode::kBadCommandLine) return "skipped: " + actual.error().format();
   if (!actual) return actual.error().format();
   for (size_t o = 0; o < expected.size(); ++o) {
@@ -90,18 +95,24 @@ TEST(PlanExecutionConv, RealModelsRunBitExactThroughTheRuntimeKernels) {
     for (ir::TensorId t : graph->inputs) {
       inputs.push_back(exec::make_golden_input(graph->tensor(t).dtype, graph->tensor(t).shape));
     }
+    const auto reference_start = std::chrono::steady_clock::now();
     Result<std::vector<exec::TensorData>> expected = exec::run_reference(*graph, inputs);
+    const auto reference_end = std::chrono::steady_clock::now();
     ASSERT_TRUE(expected.has_value()) << expected.error().format();
 
     const analysis::BufferGraph bg = analysis::build_buffer_graph(*graph);
-    const std::string whole =
-        run_and_compare(*graph, plan::build_operator_plan(*graph, bg, analysis::given_order(bg)), inputs, *expected);
+    double execute_ms = 0;
+    const std::string whole = run_and_compare(*graph, plan::build_operator_plan(*graph, bg, analysis::given_order(bg)),
+                                              inputs, *expected, &execute_ms);
     std::string pex = "skipped: pex not built";
     if (Result<plan::PexResult> built = plan::build_pex_plan(*graph, {}); built) {
       pex = built->loops == 0 ? "no loops" : run_and_compare(*graph, built->plan, inputs, *expected);
     }
-    std::printf("%-58s ordinary: %s; pex-32: %s\n", relative, whole.empty() ? "matches" : whole.c_str(),
-                pex.empty() ? "matches" : pex.c_str());
+    // Wall times for the report, not asserted (tests assert correctness).
+    std::printf("%-58s ordinary: %s; pex-32: %s (%.1f M MACs: reference %.0f ms, execute_plan %.0f ms)\n", relative,
+                whole.empty() ? "matches" : whole.c_str(), pex.empty() ? "matches" : pex.c_str(),
+                static_cast<double>(ir::count_graph_macs(*graph)) / 1e6,
+                std::chrono::duration<double, std::milli>(reference_end - reference_start).count(), execute_ms);
     for (const std::string& result_text : {whole, pex}) {
       const std::string* result = &result_text;
       const bool passed_or_skipped = result->empty() || result->rfind("skipped: ", 0) == 0 || *result == "no loops";

@@ -40,6 +40,8 @@ typedef struct tf_conv_params {
   const void* bias;           /* [out_channels]: int32_t (qs8, qu8) or float (f32) */
   const int32_t* multiplier;  /* [out_channels] Q31 requantisation multiplier (qs8, qu8) */
   const int32_t* shift;       /* [out_channels] its power of two (> 0: left) */
+  const int32_t* weight_sums; /* [out_channels] sum of each channel's weights (qs8, qu8 Conv2D and
+                                 FullyConnected): the input zero point's share, hoisted */
   int32_t kernel_h, kernel_w;
   int32_t stride_h, stride_w;
   int32_t dilation_h, dilation_w;

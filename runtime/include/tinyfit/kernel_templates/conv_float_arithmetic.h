@@ -4,6 +4,20 @@
 typedef float conv_element;
 typedef float conv_weight;
 typedef float conv_sum;
+#define CONV_HAS_OFFSETS 0
+
+static inline conv_sum conv_widen_element(conv_element x) { return x; }
+static inline conv_sum conv_widen_weight(conv_weight w) { return w; }
+
+static inline conv_sum conv_offset_terms(conv_sum x_sum, conv_sum w_sum, int32_t terms, int32_t x_offset,
+                                         int32_t w_offset) {
+  (void)x_sum;
+  (void)w_sum;
+  (void)terms;
+  (void)x_offset;
+  (void)w_offset;
+  return 0.0f;
+}
 
 static inline conv_sum conv_product(conv_element x, conv_weight w, int32_t x_offset, int32_t w_offset) {
   (void)x_offset;

@@ -30,16 +30,30 @@ static inline int32_t conv_scale_to_accumulator(int32_t x, int32_t multiplier, i
 
 typedef TF_CONV_ELEMENT conv_element;
 typedef TF_CONV_ELEMENT conv_weight;
-typedef int32_t conv_sum;
+/* Sums wrap in 32 bits: unsigned, so that no overflow is undefined; read back
+ * as int32 they are TFLite's int32 sums. */
+typedef uint32_t conv_sum;
+#define CONV_HAS_OFFSETS 1
 
+static inline conv_sum conv_widen_element(conv_element x) { return (conv_sum)(int32_t)x; }
+static inline conv_sum conv_widen_weight(conv_weight w) { return (conv_sum)(int32_t)w; }
+
+/* (x + x_offset) * (w + w_offset), for kernels that keep the offsets inside. */
 static inline conv_sum conv_product(conv_element x, conv_weight w, int32_t x_offset, int32_t w_offset) {
-  return ((int32_t)x + x_offset) * ((int32_t)w + w_offset);
+  return (conv_sum)(((int32_t)x + x_offset) * ((int32_t)w + w_offset));
+}
+
+/* What the zero points add to sum x*w over `terms` products:
+ * x_offset * sum w + w_offset * sum x + terms * x_offset * w_offset. */
+static inline conv_sum conv_offset_terms(conv_sum x_sum, conv_sum w_sum, int32_t terms, int32_t x_offset,
+                                         int32_t w_offset) {
+  return (conv_sum)x_offset * w_sum + (conv_sum)w_offset * x_sum + (conv_sum)terms * (conv_sum)x_offset * (conv_sum)w_offset;
 }
 
 /* bias, requantisation, output zero point, clamp. */
 static inline void conv_store_output(void* output, ptrdiff_t index, conv_sum sum, int32_t channel,
                                      const tf_conv_params* p) {
-  const int32_t biased = sum + ((const int32_t*)p->bias)[channel];
+  const int32_t biased = (int32_t)(sum + (conv_sum)((const int32_t*)p->bias)[channel]);
   const int32_t value = tf_multiply_by_quantized_multiplier(biased, p->multiplier[channel], p->shift[channel]) + p->output_offset;
   ((conv_element*)output)[index] = (conv_element)conv_clamp(value, p->activation_min, p->activation_max);
 }
@@ -49,10 +63,10 @@ static inline void conv_store_accumulator(void* accumulator, ptrdiff_t index, co
                                           const tf_conv_params* p, int32_t bits, int32_t first) {
   if (bits == 32) {
     int32_t* a = (int32_t*)accumulator + index;
-    *a = first ? sum : (int32_t)((uint32_t)*a + (uint32_t)sum);
+    *a = (int32_t)(first ? sum : (conv_sum)*a + sum);
     return;
   }
-  const int32_t part = conv_scale_to_accumulator(sum, p->multiplier[channel], p->shift[channel], bits - 8);
+  const int32_t part = conv_scale_to_accumulator((int32_t)sum, p->multiplier[channel], p->shift[channel], bits - 8);
   if (bits == 16) {
     int16_t* a = (int16_t*)accumulator + index;
     const int64_t total = (int64_t)part + (first ? 0 : *a);
@@ -68,7 +82,7 @@ static inline void conv_finalize_element(const void* accumulator, ptrdiff_t a_in
                                          ptrdiff_t o_index, int32_t channel, const tf_conv_params* p,
                                          int32_t bits) {
   if (bits == 32) {
-    conv_store_output(output, o_index, ((const int32_t*)accumulator)[a_index], channel, p);
+    conv_store_output(output, o_index, (conv_sum)((const int32_t*)accumulator)[a_index], channel, p);
     return;
   }
   const int32_t bias = conv_scale_to_accumulator(((const int32_t*)p->bias)[channel], p->multiplier[channel],
