@@ -13,6 +13,7 @@ void tf_f32_softmax_direct(const tf_view* input, const tf_view* output, const tf
   for (d = 0; d < 4; ++d) {
     if (d != axis) other[k++] = d;
   }
+  if (depth == 0) return; /* an empty row has no maximum to read */
   for (i0 = 0; i0 < input->shape[other[0]]; ++i0) {
     for (i1 = 0; i1 < input->shape[other[1]]; ++i1) {
       for (i2 = 0; i2 < input->shape[other[2]]; ++i2) {

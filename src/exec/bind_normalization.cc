@@ -30,6 +30,7 @@ namespace {
 
 constexpr std::string_view kHeader = "tinyfit/normalization.h";
 constexpr size_t kExpTableEntries = 256;  // differences 0..-255 of 8-bit elements
+constexpr int64_t kMaxQuantizedRow = 4095;  // (2^31 - 1) / 2^19 exps of 1.0 in Q12.19
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
@@ -81,6 +82,10 @@ Result<std::unique_ptr<PreparedKernel>> prepare_softmax(const KernelCallContext&
   if (!reference::is_int8_like(y.dtype) || x.dtype != y.dtype) {
     return fail_no_kernel(context, std::string(ir::dtype_name(x.dtype)) + " to " +
                                        std::string(ir::dtype_name(y.dtype)));
+  }
+  // TFLite's Q12.19 sum of 4096 maximal exps overflows int32 (undefined in C).
+  if (x.shape[static_cast<size_t>(a.axis)] > kMaxQuantizedRow) {
+    return fail_no_kernel(context, "quantized softmax rows longer than " + std::to_string(kMaxQuantizedRow));
   }
   const reference::KernelArgs args{context.graph, node, {}, {}};
   TINYFIT_ASSIGN_OR_RETURN(const reference::TensorQuant qx, reference::get_tensor_quant(args, x));

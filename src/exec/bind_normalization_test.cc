@@ -227,5 +227,19 @@ TEST(NormalizationBinding, ASoftmaxFromInt8ToUint8IsNotBuiltYet) {
   EXPECT_NE(actual.error().message.find("i8 to u8"), std::string::npos) << actual.error().format();
 }
 
+// 4096 exps of 1.0 in Q12.19 are 2^31: the int32 sum would overflow.
+TEST(NormalizationBinding, AQuantizedSoftmaxRowOf4096IsNotBuilt) {
+  OracleCase c;
+  Random r(11);
+  const auto x = kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, ir::DType::kI8, {1, 4096}),
+                                          kernel_oracle::quant_of(ir::DType::kI8, 0.1f, 0));
+  const auto y = kernel_oracle::add_output(c, "y", ir::DType::kI8, {1, 4096}, softmax_output_quant(ir::DType::kI8));
+  kernel_oracle::set_node(c, ir::OpType::kSoftmax, {x}, {y}, ir::SoftmaxAttrs{1, 1.0f});
+  const auto actual = testing::run_operator_plan(c.graph, c.inputs);
+  ASSERT_FALSE(actual);
+  EXPECT_EQ(actual.error().code, ExitCode::kBadCommandLine);
+  EXPECT_NE(actual.error().message.find("longer than 4095"), std::string::npos) << actual.error().format();
+}
+
 }  // namespace
 }  // namespace tinyfit::exec

@@ -20,7 +20,8 @@ extern "C" {
  * nothing and outputs the minimum); 256 entries cover every difference of
  * 8-bit elements. The kernel sums the exps in Q12.19, takes TFLite's
  * fixed-point reciprocal and writes probabilities on scale 1/256 starting at
- * the element type's minimum. */
+ * the element type's minimum. Rows of up to 4095 elements: the Q12.19 sum
+ * of 4096 maximal exps would overflow int32, in TFLite as here. */
 typedef struct tf_softmax_lut_params {
   int32_t axis;
   const int32_t* exp_table;
