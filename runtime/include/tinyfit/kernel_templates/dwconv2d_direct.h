@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include "tinyfit/kernel_templates/conv_taps.h"
 
+/* Channels summed side by side when the multiplier is 1 (64 bytes of sums on
+ * the stack). */
+#define DWCONV_BLOCK 16
+
 void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                       int32_t out_begin, int32_t out_end, int32_t in_begin) {
   const conv_element* x = (const conv_element*)input->data;
@@ -29,6 +33,28 @@ void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv
         conv_tap_range(ix0, params->dilation_w, params->kernel_w, input->shape[2], &kx_begin, &kx_end);
         x_pixel = x + n * xs0 + (iy0 + ky_begin * params->dilation_h) * xs1 +
                   (ix0 + kx_begin * params->dilation_w) * xs2;
+        if (multiplier == 1) {
+          /* Blocks of channels: contiguous input and weights per tap. */
+          int32_t block_begin, c;
+          for (block_begin = out_begin; block_begin < out_end; block_begin += DWCONV_BLOCK) {
+            const int32_t count = out_end - block_begin < DWCONV_BLOCK ? out_end - block_begin : DWCONV_BLOCK;
+            const conv_element* x_block = x_pixel + (block_begin - in_begin);
+            const conv_weight* w_block = weights + ky_begin * row_stride + kx_begin * tap_stride + block_begin;
+            conv_sum sum[DWCONV_BLOCK];
+            for (c = 0; c < count; ++c) sum[c] = 0;
+            for (ky = 0; ky < ky_end - ky_begin; ++ky) {
+              for (kx = 0; kx < kx_end - kx_begin; ++kx) {
+                const conv_element* xp = x_block + ky * params->dilation_h * xs1 + kx * params->dilation_w * xs2;
+                const conv_weight* wp = w_block + ky * row_stride + kx * tap_stride;
+                for (c = 0; c < count; ++c) sum[c] += conv_product(xp[c], wp[c], x_offset, w_offset);
+              }
+            }
+            for (c = 0; c < count; ++c) {
+              conv_store_output(output->data, y_pixel + (block_begin + c - out_begin), sum[c], block_begin + c, params);
+            }
+          }
+          continue;
+        }
         for (oc = out_begin; oc < out_end; ++oc) {
           const conv_element* x_channel = x_pixel + (oc / multiplier - in_begin);
           const conv_weight* w_channel = weights + ky_begin * row_stride + kx_begin * tap_stride + oc;
