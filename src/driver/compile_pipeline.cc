@@ -176,6 +176,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   if (!options.emit_dir.empty()) {
     TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedModel emitted, codegen::emit_c_model(graph, result.plan, {}));
     TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_model(emitted, options.emit_dir));
+    report.emitted_dir = options.emit_dir;
     for (const codegen::EmittedFile& file : emitted.files) report.emitted_files.push_back(file.path);
   }
   finish();

@@ -30,7 +30,8 @@ struct CompileReport {
   int64_t flash_bytes = 0;
   Verification verification;
   int accumulator_bits = 32;
-  std::vector<std::string> emitted_files;  // relative to options.emit_dir
+  std::string emitted_dir;                 // options.emit_dir when C was emitted
+  std::vector<std::string> emitted_files;  // relative to emitted_dir
   double compile_seconds = 0;
 
   const CompileCandidate& ordinary() const { return candidates.front(); }

@@ -1,5 +1,6 @@
 #include "compile_output.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "plan/placement_input.h"
@@ -78,7 +79,15 @@ void print_compile_text(std::ostream& out, const driver::CompileReport& r) {
   }
   out << "verified: " << (r.verification.verified ? "yes" : "no") << " (" << r.verification.note << ")\n";
   if (r.verification.max_abs_error) out << "max_abs_error: " << *r.verification.max_abs_error << "\n";
-  if (!r.emitted_files.empty()) out << "emitted: " << join(r.emitted_files, ", ") << "\n";
+  if (!r.emitted_files.empty()) {
+    // model.h, model.c and README.md come first; the runtime files follow.
+    constexpr size_t kNamed = 3;
+    const std::vector<std::string> named(r.emitted_files.begin(),
+                                         r.emitted_files.begin() + static_cast<std::ptrdiff_t>(
+                                                                       std::min(kNamed, r.emitted_files.size())));
+    out << "emitted: " << r.emitted_files.size() << " files in " << r.emitted_dir << " (" << join(named, ", ")
+        << (r.emitted_files.size() > kNamed ? " and the runtime files it uses" : "") << ")\n";
+  }
   out << "schedule (" << r.schedule.size() << " model nodes in execution order): " << join(r.schedule, " ") << "\n"
       << "compile_seconds: " << format_ratio(r.compile_seconds) << "\n";
 }
@@ -127,6 +136,7 @@ nlohmann::json make_compile_json(const driver::CompileReport& r) {
           {"kernel_calls", c.kernel_calls},
           {"loops", c.loops},
           {"accumulator_bits", r.accumulator_bits},
+          {"emitted_dir", r.emitted_dir},
           {"emitted_files", r.emitted_files},
           {"compile_seconds", r.compile_seconds}};
 }
