@@ -1,13 +1,20 @@
 // Test support: a CallEmitter that records what a prepared kernel emits, and
 // a check that the emitted call is the one run() makes: the same function,
-// its header exists, the views and constants in the right places, every
-// field of a parameter struct spelled (4-byte fields: their count times 4 is
-// the struct's size) as a C literal that reads back.
+// its header exists, the views and constants in the right places, and the
+// constant argument's bytes as generated code defines them (a table's bytes;
+// a struct's fields, all 4-byte ints or floats, read back from their C
+// literals in declaration order) equal to the bytes run() passes.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +23,7 @@
 #include <vector>
 
 #include "exec/bind_channelwise_test_support.h"
+#include "exec/bind_view_calls.h"
 #include "exec/kernel_call.h"
 #include "tinyfit/elementwise.h"
 #include "tinyfit/pool.h"
@@ -80,25 +88,36 @@ inline const std::map<std::string, size_t>& struct_sizes() {
   return sizes;
 }
 
-// A C int or float literal as the bindings spell them.
-inline bool reads_back(const std::string& literal) {
-  if (literal == "INFINITY" || literal == "-INFINITY" || literal == "(-2147483647 - 1)") return true;
+// The 4 bytes of a C int32 or float literal as the bindings spell them, or
+// nothing when it does not read back.
+inline std::optional<std::array<uint8_t, 4>> read_literal(const std::string& literal) {
+  std::array<uint8_t, 4> bytes{};
+  const auto store = [&](auto value) {
+    static_assert(sizeof value == 4);
+    std::memcpy(bytes.data(), &value, 4);
+    return bytes;
+  };
+  if (literal == "INFINITY") return store(std::numeric_limits<float>::infinity());
+  if (literal == "-INFINITY") return store(-std::numeric_limits<float>::infinity());
+  if (literal == "(-2147483647 - 1)") return store(std::numeric_limits<int32_t>::min());
   char* end = nullptr;
   errno = 0;
   if (literal.find_first_of(".px") != std::string::npos) {
-    std::strtof(literal.c_str(), &end);
-    return errno == 0 && end != nullptr && std::string(end) == "f";
+    const float value = std::strtof(literal.c_str(), &end);
+    if (errno != 0 || end == nullptr || std::string(end) != "f") return std::nullopt;
+    return store(value);
   }
-  std::strtol(literal.c_str(), &end, 10);
-  return errno == 0 && end != nullptr && *end == '\0';
+  const long value = std::strtol(literal.c_str(), &end, 10);
+  if (errno != 0 || end == nullptr || *end != '\0' || value < INT32_MIN || value > INT32_MAX) return std::nullopt;
+  return store(static_cast<int32_t>(value));
 }
 
 inline void expect_emits_call(const ir::Graph& graph, const plan::Plan& plan, const plan::KernelCall& call) {
   auto kernel = prepare_kernel(KernelCallContext{graph, plan, call});
   ASSERT_TRUE(kernel.has_value()) << kernel.error().format();
   RecordingEmitter emitter;
-  const Status emitted = (*kernel)->emit(emitter);
-  ASSERT_TRUE(emitted.has_value()) << emitted.error().format();
+  const Status status = (*kernel)->emit(emitter);
+  ASSERT_TRUE(status.has_value()) << status.error().format();
   ASSERT_EQ(emitter.calls, 1);
   EXPECT_EQ(emitter.function, (*kernel)->kernel_name());
   EXPECT_TRUE(std::filesystem::exists(std::string(TINYFIT_SOURCE_DIR) + "/runtime/include/" + emitter.header))
@@ -111,16 +130,28 @@ inline void expect_emits_call(const ir::Graph& graph, const plan::Plan& plan, co
     if (argument.rfind("&struct", 0) == 0 || argument.rfind("array", 0) == 0) ++constants;
   }
   EXPECT_EQ(constants, 1u) << "one parameter struct or table, passed last";
-  for (const auto& [name, s] : emitter.structs) {
+  // The constant argument: what generated code holds in flash.
+  const std::string& constant = emitter.arguments.back();
+  std::vector<uint8_t> emitted;
+  if (constant.rfind("&struct", 0) == 0) {
+    const RecordingEmitter::Struct& s = emitter.structs.at(constant.substr(1));
     ASSERT_TRUE(struct_sizes().contains(s.c_type)) << s.c_type;
     EXPECT_EQ(s.fields.size() * 4, struct_sizes().at(s.c_type)) << s.c_type << ": a field is not emitted";
-    for (const auto& [field, value] : s.fields) EXPECT_TRUE(reads_back(value)) << field << " = " << value;
+    for (const auto& [field, value] : s.fields) {
+      const auto bytes = read_literal(value);
+      ASSERT_TRUE(bytes.has_value()) << field << " = " << value;
+      emitted.insert(emitted.end(), bytes->begin(), bytes->end());
+    }
+  } else {
+    const RecordingEmitter::Array& a = emitter.arrays.at(constant);
+    EXPECT_TRUE(a.c_type == "float" || a.c_type == "uint8_t") << a.c_type;
+    emitted = a.bytes;
   }
-  for (const auto& [name, a] : emitter.arrays) {
-    const size_t element = a.c_type == "float" ? 4 : 1;
-    EXPECT_TRUE(a.c_type == "float" || a.c_type == "int8_t" || a.c_type == "uint8_t") << a.c_type;
-    EXPECT_EQ(a.bytes.size() % element, 0u);
-  }
+  const auto* holder = dynamic_cast<const HoldsFlashConstant*>(kernel->get());
+  ASSERT_NE(holder, nullptr) << emitter.function;
+  const std::span<const uint8_t> run_bytes = holder->constant_bytes();
+  EXPECT_TRUE(std::equal(emitted.begin(), emitted.end(), run_bytes.begin(), run_bytes.end()))
+      << emitter.function << ": the emitted constant differs from the one run() passes";
   // A constant operand sliced by the chunk names the chunk in its view.
   for (const std::string& argument : emitter.arguments) {
     if (argument.rfind("&(tf_view)", 0) != 0) continue;

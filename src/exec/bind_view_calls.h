@@ -42,11 +42,13 @@ struct FlashConstant {
   CFields fields;
 
   const P* pointer() const { return values.data(); }
+  std::span<const uint8_t> bytes() const {
+    return {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(P)};
+  }
   // The C expression of the `const P*` argument.
   std::string emit(CallEmitter& emitter) const {
     if (!fields.empty()) return "&" + emitter.define_struct(c_type, hint, fields);
-    const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
-    return emitter.define_array(c_type, hint, std::span<const uint8_t>(bytes, values.size() * sizeof(P)));
+    return emitter.define_array(c_type, hint, bytes());
   }
 };
 
@@ -59,14 +61,23 @@ FlashConstant<P> make_flash_table(std::vector<P> table, std::string c_type, std:
   return {std::move(table), std::move(c_type), std::move(hint), {}};
 }
 
+// The bytes a prepared call passes as its constant argument, for tests that
+// compare them with what emit() defines.
+class HoldsFlashConstant {
+ public:
+  virtual ~HoldsFlashConstant() = default;
+  virtual std::span<const uint8_t> constant_bytes() const = 0;
+};
+
 template <typename P>
-class PreparedUnaryKernel final : public PreparedKernel {
+class PreparedUnaryKernel final : public PreparedKernel, public HoldsFlashConstant {
  public:
   using Function = void (*)(const tf_view*, const tf_view*, const P*);
   PreparedUnaryKernel(std::string name, std::string header, Function function, FlashConstant<P> constant)
       : name_(std::move(name)), header_(std::move(header)), function_(function), constant_(std::move(constant)) {}
 
   std::string_view kernel_name() const override { return name_; }
+  std::span<const uint8_t> constant_bytes() const override { return constant_.bytes(); }
   void run(const KernelViews& views) const override {
     function_(&views.inputs[0], &views.outputs[0], constant_.pointer());
   }
@@ -107,7 +118,7 @@ BinaryOperand make_constant_operand(std::vector<uint8_t> bytes, const ir::Shape&
                                     std::string c_type, std::string hint, int chunk_axis);
 
 template <typename P>
-class PreparedBinaryKernel final : public PreparedKernel {
+class PreparedBinaryKernel final : public PreparedKernel, public HoldsFlashConstant {
  public:
   using Function = void (*)(const tf_view*, const tf_view*, const tf_view*, const P*);
   PreparedBinaryKernel(std::string name, std::string header, Function function, BinaryOperand a, BinaryOperand b,
@@ -120,6 +131,7 @@ class PreparedBinaryKernel final : public PreparedKernel {
         constant_(std::move(constant)) {}
 
   std::string_view kernel_name() const override { return name_; }
+  std::span<const uint8_t> constant_bytes() const override { return constant_.bytes(); }
   void run(const KernelViews& views) const override {
     const tf_view a = a_.resolve(views);
     const tf_view b = b_.resolve(views);
