@@ -90,7 +90,7 @@ std::string format_ratio(uint64_t value, uint64_t baseline) {
 }
 
 void print_table(const std::vector<Row>& rows) {
-  std::cout << "| model | technique | planned arena B | ELF arena symbol B | total SRAM B | flash B (weights) "
+  std::cout << "| model | technique | planned arena B | ELF arena symbol B | total SRAM B | flash B (model constants) "
                "| M4 instructions | host instructions | M4 overhead vs ordinary | host overhead vs ordinary |\n"
             << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   std::map<std::string, const Row*> ordinary;
