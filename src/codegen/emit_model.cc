@@ -181,8 +181,14 @@ class ModelEmitter final : public exec::CallEmitter {
            std::string(plan::call_mode_name(call.mode));
   }
 
+  // TFLite names fused nodes "a/b/Relu;a/b/BiasAdd;...": the first part names
+  // the node well enough, and a cap keeps identifiers readable; the counter
+  // below keeps them unique.
   std::string make_name(std::string_view hint) {
-    std::string base = make_c_identifier(current_hint_ + "_" + std::string(hint));
+    constexpr size_t kMaxNodePart = 40;
+    std::string node = current_hint_.substr(0, current_hint_.find(';'));
+    if (node.size() > kMaxNodePart) node = node.substr(node.size() - kMaxNodePart);
+    std::string base = make_c_identifier(node + "_" + std::string(hint));
     const int n = name_counts_[base]++;
     return n == 0 ? base : base + "_" + std::to_string(n);
   }
