@@ -79,15 +79,16 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   options.execute = !cli.no_verify;
   options.seed = cli.seed;
   options.emit_dir = cli.out_dir;
-  options.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
   options.progress = make_terminal_progress();
   return options;
 }
 
 Status run_compile(const CompileCliOptions& cli) {
   // Flags first: a typo costs no model import.
-  TINYFIT_ASSIGN_OR_RETURN(const driver::CompileOptions options, make_compile_options(cli));
+  TINYFIT_ASSIGN_OR_RETURN(driver::CompileOptions options, make_compile_options(cli));
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
+  // --time-limit is for the searches, so it starts after the import.
+  options.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
   TINYFIT_ASSIGN_OR_RETURN(const driver::CompileReport report, driver::compile_model(graph, options));
   // The chart is most useful when the model does not fit: write it first.
   if (!cli.svg_path.empty()) {
