@@ -11,6 +11,7 @@
 // Modes: kWhole, and kChunk for a Softmax over a non-channel axis (channel-
 // wise: the same call on the chunk's views). LRN reads neighbouring channels,
 // so it is neither C- nor A-type and never chunked.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
