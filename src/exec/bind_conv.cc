@@ -152,12 +152,15 @@ Result<std::vector<ScalarArg>> depthwise_chunk_args(const KernelCallContext& con
                                 input_follows_chunk ? chunk_arg(S::kChunkBegin) : ScalarArg::fixed(0)};
 }
 
-// The accumulator's element type must match the call's bits.
+// The accumulator's element type must match the call's bits: int32, int16 or
+// int8 for quantized models; float models always accumulate in float (the
+// plan's bits are then ignored, as plan/lower_pex_schedule.cc types them).
 Status check_accumulator(const KernelCallContext& context, const plan::View& accumulator, bool is_float) {
   const int bits = context.call.accumulator_bits;
-  const bool bits_ok = is_float ? bits == 32 : (bits == 32 || bits == 16 || bits == 8);
   const ir::DType dtype = context.plan.buffers.at(static_cast<size_t>(accumulator.buffer)).dtype;
-  if (!bits_ok || ir::dtype_size_bytes(dtype) * 8 != bits) {
+  const bool ok = is_float ? dtype == ir::DType::kF32
+                           : (bits == 32 || bits == 16 || bits == 8) && ir::dtype_size_bytes(dtype) * 8 == bits;
+  if (!ok) {
     return fail_no_kernel(context, std::to_string(bits) + "-bit accumulators in a " +
                                        std::string(ir::dtype_name(dtype)) + " buffer");
   }

@@ -176,12 +176,12 @@ TEST(ConvBinding, CombinationsWithoutAKernelSayNotBuiltYet) {
   EXPECT_EQ(k.error().code, ExitCode::kBadCommandLine);
   EXPECT_NE(k.error().message.find("grouped"), std::string::npos) << k.error().message;
 
-  // float32 has no reduced-precision accumulators.
-  const Net net = make_conv_net(ir::DType::kF32, ir::OpType::kFullyConnected, {2, 6}, 3);
+  // Accumulators are 32, 16 or 8 bits wide (PEX section 3.4), nothing else.
+  const Net net = make_conv_net(ir::DType::kI8, ir::OpType::kFullyConnected, {2, 6}, 3);
   plan = whole_plan(net.graph);
   plan::KernelCall accumulate = plan.steps[0].call();
   accumulate.mode = plan::CallMode::kAccumulate;
-  accumulate.accumulator_bits = 16;
+  accumulate.accumulator_bits = 12;
   Result<std::unique_ptr<PreparedKernel>> f = prepare_kernel({net.graph, plan, accumulate});
   ASSERT_FALSE(f.has_value());
   EXPECT_EQ(f.error().code, ExitCode::kBadCommandLine);

@@ -351,5 +351,18 @@ TEST(ConvBinding, ReducedPrecisionAccumulatorsStayWithinTheirRoundingBound) {
   }
 }
 
+// Float models accumulate in float whatever the plan's bits (the PEX lowering
+// types their accumulators f32): as exact as the 32-bit float loop.
+TEST(F32ConvBinding, AccumulatorsAreFloatWhateverThePlansBits) {
+  for (NetCase& c : make_nets(kDtypes[2], false)) {
+    if (c.net.graph.nodes[0].op == ir::OpType::kDepthwiseConv2D) continue;
+    const int64_t channels = c.net.graph.tensor(c.net.graph.nodes[0].inputs[0]).shape.back();
+    for (int bits : {16, 8}) {
+      expect_matches(execute(c.net, make_accumulate_plan(c.net.graph, std::min<int64_t>(2, channels), bits)),
+                     reference_output(c.net), c.name);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tinyfit::exec

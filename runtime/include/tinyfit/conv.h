@@ -70,8 +70,8 @@ void tf_f32_conv2d_direct(const tf_view* input, const tf_view* output, const tf_
 
 /* Conv2D (groups == 1), the contribution of input channels starting at
  * in_begin added to `accumulator` (int32_t, int16_t or int8_t elements for
- * accumulator_bits 32, 16, 8; float for f32, 32 bits only); the first
- * iteration overwrites it. */
+ * accumulator_bits 32, 16, 8; always float for f32, whatever the bits); the
+ * first iteration overwrites it. */
 void tf_qs8_conv2d_direct_accumulate(const tf_view* input, const tf_view* accumulator,
                                      const tf_conv_params* params, int32_t in_begin,
                                      int32_t accumulator_bits, int32_t first_iteration);

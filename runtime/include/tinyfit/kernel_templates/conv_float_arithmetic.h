@@ -1,6 +1,6 @@
 /* The float32 element arithmetic of the conv-family kernels: float sums,
  * float bias, clamp to [float_min, float_max]; accumulators are float
- * (32 bits only). Same names as conv_quantized_arithmetic.h. */
+ * (whatever accumulator_bits says). Same names as conv_quantized_arithmetic.h. */
 typedef float conv_element;
 typedef float conv_weight;
 typedef float conv_sum;
