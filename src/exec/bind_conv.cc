@@ -4,12 +4,14 @@
 //   Conv2D (groups == 1), FullyConnected: whole, chunk (output channels),
 //     accumulate (input channels into an accumulator), finalize;
 //   grouped Conv2D: whole;
-//   DepthwiseConv2D: whole, chunk.
+//   DepthwiseConv2D: whole (also in place over its input through a line
+//     buffer), chunk.
 // The scalar arguments of a call are constants or the loop's chunk bounds, so
 // run() evaluates them and emit() spells the same values in C.
 #include <array>
 #include <variant>
 
+#include "analysis/inplace.h"
 #include "exec/bind_conv_params.h"
 
 namespace tinyfit::exec {
@@ -48,13 +50,16 @@ struct ScalarArg {
 using Kernel1 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t);
 using Kernel2 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t);
 using Kernel3 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t, int32_t);
-using KernelFunction = std::variant<Kernel1, Kernel2, Kernel3>;
+// In-place depthwise: the workspace (line buffer), then one int32.
+using KernelInplace = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*, int32_t);
+using KernelFunction = std::variant<Kernel1, Kernel2, Kernel3, KernelInplace>;
 
 // The kernels of one dtype, by role.
 struct DtypeKernels {
   Kernel2 conv2d, fully_connected;
   Kernel3 conv2d_accumulate, fully_connected_accumulate, dwconv2d;
   Kernel1 finalize;
+  KernelInplace dwconv2d_inplace;
 };
 
 const DtypeKernels& kernels_of(const std::string& dtype) {
@@ -63,19 +68,22 @@ const DtypeKernels& kernels_of(const std::string& dtype) {
                                  tf_qs8_conv2d_direct_accumulate,
                                  tf_qs8_fully_connected_direct_accumulate,
                                  tf_qs8_dwconv2d_direct,
-                                 tf_qs8_conv_finalize};
+                                 tf_qs8_conv_finalize,
+                                 tf_qs8_dwconv2d_direct_inplace};
   static const DtypeKernels kQu8{tf_qu8_conv2d_direct,
                                  tf_qu8_fully_connected_direct,
                                  tf_qu8_conv2d_direct_accumulate,
                                  tf_qu8_fully_connected_direct_accumulate,
                                  tf_qu8_dwconv2d_direct,
-                                 tf_qu8_conv_finalize};
+                                 tf_qu8_conv_finalize,
+                                 tf_qu8_dwconv2d_direct_inplace};
   static const DtypeKernels kF32{tf_f32_conv2d_direct,
                                  tf_f32_fully_connected_direct,
                                  tf_f32_conv2d_direct_accumulate,
                                  tf_f32_fully_connected_direct_accumulate,
                                  tf_f32_dwconv2d_direct,
-                                 tf_f32_conv_finalize};
+                                 tf_f32_conv_finalize,
+                                 tf_f32_dwconv2d_direct_inplace};
   return dtype == "qs8" ? kQs8 : dtype == "qu8" ? kQu8 : kF32;
 }
 
@@ -100,12 +108,14 @@ class ConvKernel final : public PreparedKernel {
     if (auto* f1 = std::get_if<Kernel1>(&function_)) (*f1)(in, out, p, a[0]);
     if (auto* f2 = std::get_if<Kernel2>(&function_)) (*f2)(in, out, p, a[0], a[1]);
     if (auto* f3 = std::get_if<Kernel3>(&function_)) (*f3)(in, out, p, a[0], a[1], a[2]);
+    if (auto* fi = std::get_if<KernelInplace>(&function_)) (*fi)(in, out, p, views.workspace, a[0]);
   }
 
   Status emit(CallEmitter& emitter) const override {
     const std::string params = constants_->emit(emitter);
     std::vector<std::string> arguments{emitter.input_view(input_index_),
                                        emitter.output_view(0), "&" + params};
+    if (std::holds_alternative<KernelInplace>(function_)) arguments.push_back(emitter.workspace());
     for (const ScalarArg& arg : args_) arguments.push_back(arg.spell(emitter));
     emitter.call("tinyfit/conv.h", name_, arguments);
     return {};
@@ -152,6 +162,23 @@ Result<std::vector<ScalarArg>> depthwise_chunk_args(const KernelCallContext& con
                                 input_follows_chunk ? chunk_arg(S::kChunkBegin) : ScalarArg::fixed(0)};
 }
 
+// Depthwise written over its own input (analysis/inplace.h): batch 1,
+// multiplier 1, and a workspace holding the line buffer's rows.
+Result<int64_t> count_line_buffer_rows(const KernelCallContext& context, const tf_conv_params& p) {
+  const ir::Shape& x = context.graph.input_tensor(context.node(), 0).shape;
+  const ir::Shape& y = context.graph.output_tensor(context.node(), 0).shape;
+  const int64_t rows = analysis::compute_line_buffer_rows(
+      x[1], x[2], y[1], y[2], ir::Window{p.kernel_h, p.stride_h, p.dilation_h, p.pad_top});
+  const int64_t element_bytes = ir::dtype_size_bytes(context.graph.output_tensor(context.node(), 0).dtype);
+  const int64_t workspace_bytes =
+      context.call.workspace < 0 ? 0 : context.plan.buffers.at(static_cast<size_t>(context.call.workspace)).bytes;
+  if (x[0] != 1 || p.depth_multiplier != 1 || rows < 1 || workspace_bytes < rows * y[2] * y[3] * element_bytes) {
+    return fail_no_kernel(context, "an in-place depthwise convolution without its line buffer (" +
+                                       std::to_string(workspace_bytes) + " bytes of workspace)");
+  }
+  return rows;
+}
+
 // The accumulator's element type must match the call's bits: int32, int16 or
 // int8 for quantized models; float models always accumulate in float (the
 // plan's bits are then ignored, as plan/lower_pex_schedule.cc types them).
@@ -193,7 +220,12 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
       if (depthwise) {
         name = prefix + "dwconv2d_direct";
         function = k.dwconv2d;
-        if (whole) {
+        if (whole && call.inputs[0].buffer == call.outputs[0].buffer) {
+          TINYFIT_ASSIGN_OR_RETURN(int64_t line_rows, count_line_buffer_rows(context, p));
+          name = prefix + "dwconv2d_direct_inplace";
+          function = k.dwconv2d_inplace;
+          args = {ScalarArg::fixed(line_rows)};
+        } else if (whole) {
           args = {ScalarArg::fixed(0), ScalarArg::fixed(p.out_channels), ScalarArg::fixed(0)};
         } else {
           TINYFIT_ASSIGN_OR_RETURN(args, depthwise_chunk_args(context, p));

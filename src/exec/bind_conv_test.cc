@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
 #include "analysis/memory_profile.h"
 #include "exec/bind_conv_test_nets.h"
 #include "exec/kernel_call.h"
@@ -360,6 +361,29 @@ TEST(F32ConvBinding, AccumulatorsAreFloatWhateverThePlansBits) {
     for (int bits : {16, 8}) {
       expect_matches(execute(c.net, make_accumulate_plan(c.net.graph, std::min<int64_t>(2, channels), bits)),
                      reference_output(c.net), c.name);
+    }
+  }
+}
+
+// In-place execution (analysis/inplace.h): the depthwise node writes its output
+// over its input through the line buffer the analysis sized; stride 1 (two
+// pending rows) and stride 2 (the output shrinks), odd widths.
+TEST(ConvBinding, DepthwiseInPlaceOverItsInputMatchesTheReference) {
+  for (const DtypeCase& d : kDtypes) {
+    for (const Geometry& g : {kGeometries[1], kGeometries[2], kGeometries[4]}) {
+      Net net = make_net(d);
+      const ir::TensorId x = net.add_input(g.input);
+      const ir::TensorId p = net.add_layer("conv1", x, spatial_layer(ir::OpType::kConv2D, kGeometries[0], 4));
+      net.set_output(net.add_layer("dw", p, spatial_layer(ir::OpType::kDepthwiseConv2D, g, 4)));
+      analysis::BufferGraph bg = analysis::build_buffer_graph(net.graph);
+      const analysis::Order order = analysis::given_order(bg);
+      const analysis::InplaceResult inplace = analysis::apply_inplace(net.graph, bg, order);
+      ASSERT_EQ(inplace.merges.size(), 1u) << g.name;
+      plan::Plan plan = plan::build_operator_plan(net.graph, inplace.graph, order);
+      const plan::KernelCall& dw = plan.steps[1].call();
+      ASSERT_EQ(dw.inputs[0].buffer, dw.outputs[0].buffer) << g.name;
+      ASSERT_TRUE(plan::place_plan(plan, "best", {}).has_value());
+      expect_matches(execute(net, plan), reference_output(net), std::string(d.name) + " in place " + g.name);
     }
   }
 }

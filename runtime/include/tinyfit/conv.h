@@ -91,6 +91,17 @@ void tf_qu8_dwconv2d_direct(const tf_view* input, const tf_view* output, const t
 void tf_f32_dwconv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                             int32_t out_begin, int32_t out_end, int32_t in_begin);
 
+/* DepthwiseConv2D (batch 1, multiplier 1, whole) written over its own input
+ * (the output view shares the input's bytes, row r of Wo * C elements at
+ * r * Wo * C): analysis/inplace.h's row-wise schedule through a line buffer of
+ * `line_rows` output rows in `workspace`. */
+void tf_qs8_dwconv2d_direct_inplace(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace, int32_t line_rows);
+void tf_qu8_dwconv2d_direct_inplace(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace, int32_t line_rows);
+void tf_f32_dwconv2d_direct_inplace(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace, int32_t line_rows);
+
 /* FullyConnected on an output view of [B, Out] (shape {1, 1, B, Out}). The
  * input's features are its channels (rows over n, h, w), its (w, c) (rows over
  * n, h) or its (h, w, c) (rows over n), as in_features / in_channels says. */

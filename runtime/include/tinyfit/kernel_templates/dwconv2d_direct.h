@@ -1,7 +1,7 @@
 /* DepthwiseConv2D, direct, over the element arithmetic of conv_quantized_arithmetic.h
  * or conv_float_arithmetic.h (included first; the including file then defines
- * TF_DWCONV_DIRECT). Output channel oc reads input channel
- * oc / depth_multiplier; weights w[KH][KW][Cout]. */
+ * TF_DWCONV_DIRECT or TF_DWCONV_INPLACE). Output channel oc reads input
+ * channel oc / depth_multiplier; weights w[KH][KW][Cout]. */
 #include <stddef.h>
 #include "tinyfit/kernel_templates/conv_taps.h"
 
@@ -9,8 +9,10 @@
  * the stack). */
 #define DWCONV_BLOCK 16
 
-void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_params* params,
-                      int32_t out_begin, int32_t out_end, int32_t in_begin) {
+/* Output rows [first_row, first_row + output->shape[1]) of the node into
+ * `output` (its row 0 is the node's row first_row). */
+static void dwconv_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                        int32_t out_begin, int32_t out_end, int32_t in_begin, int32_t first_row) {
   const conv_element* x = (const conv_element*)input->data;
   const conv_weight* weights = (const conv_weight*)params->weights;
   const int32_t x_offset = params->input_offset, w_offset = params->weight_offset;
@@ -22,7 +24,7 @@ void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv
   int32_t n, oy, ox, oc, ky, kx;
   for (n = 0; n < output->shape[0]; ++n) {
     for (oy = 0; oy < output->shape[1]; ++oy) {
-      const int32_t iy0 = oy * params->stride_h - params->pad_top;
+      const int32_t iy0 = (first_row + oy) * params->stride_h - params->pad_top;
       int32_t ky_begin, ky_end;
       conv_tap_range(iy0, params->dilation_h, params->kernel_h, input->shape[1], &ky_begin, &ky_end);
       for (ox = 0; ox < output->shape[2]; ++ox) {
@@ -72,3 +74,50 @@ void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv
     }
   }
 }
+
+#ifdef TF_DWCONV_DIRECT
+void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                      int32_t out_begin, int32_t out_end, int32_t in_begin) {
+  dwconv_rows(input, output, params, out_begin, out_end, in_begin, 0);
+}
+#endif
+
+#ifdef TF_DWCONV_INPLACE
+/* Row-wise in place (analysis/inplace.h, compute_line_buffer_rows): rows are
+ * computed in order into a ring of `line_rows` rows in the workspace, and row
+ * r is copied to its place once no row still to compute reads the input rows
+ * its bytes cover: after row min(Ho - 1, floor((hi(r) + pad_top) / stride_h)),
+ * hi(r) = floor(((r + 1) * Wo - 1) / Wi). Batch 1, multiplier 1. */
+void TF_DWCONV_INPLACE(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                       uint8_t* workspace, int32_t line_rows) {
+  const int32_t out_rows = output->shape[1], out_cols = output->shape[2], channels = output->shape[3];
+  conv_element* ring = (conv_element*)(void*)workspace;
+  const ptrdiff_t ring_row = (ptrdiff_t)out_cols * channels;
+  int32_t row, pending = 0, col, c;
+  for (row = 0; row < out_rows; ++row) {
+    tf_view line;
+    line.data = ring + (row % line_rows) * ring_row;
+    line.shape[0] = 1;
+    line.shape[1] = 1;
+    line.shape[2] = out_cols;
+    line.shape[3] = channels;
+    line.strides[3] = 1;
+    line.strides[2] = channels;
+    line.strides[1] = line.strides[0] = (int32_t)ring_row;
+    dwconv_rows(input, &line, params, 0, channels, 0, row);
+    while (pending <= row) {
+      const int32_t covered = (int32_t)((((int64_t)pending + 1) * out_cols - 1) / input->shape[2]);
+      int32_t release = (covered + params->pad_top) / params->stride_h;
+      if (release > out_rows - 1) release = out_rows - 1;
+      if (release > row) break;
+      for (col = 0; col < out_cols; ++col) {
+        const conv_element* from = ring + (pending % line_rows) * ring_row + (ptrdiff_t)col * channels;
+        conv_element* to = (conv_element*)output->data + (ptrdiff_t)pending * output->strides[1] +
+                           (ptrdiff_t)col * output->strides[2];
+        for (c = 0; c < channels; ++c) to[c] = from[c];
+      }
+      ++pending;
+    }
+  }
+}
+#endif
