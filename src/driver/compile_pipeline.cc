@@ -161,7 +161,9 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
 
   // 6. verify-plan: structure, bounds, dataflow and placement, once, before
   //    anything runs or is emitted (IREE's verify at phase borders).
-  TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, result.plan));
+  //    A plan that fails it is our bug: internal error, exit 70.
+  const Status valid = plan::verify_plan(graph, result.plan);
+  TINYFIT_CHECK(valid) << valid.error().message;
 
   // 7. execute: the plan in a poisoned arena of exactly arena_bytes against
   //    the reference interpreter; only this sets verified.

@@ -59,13 +59,21 @@ double round_up_to_nice(double raw) {
   return 10 * power;
 }
 
+// The y axis counts KiB, or bytes when everything is below 1 KiB (tiny test
+// models would otherwise read "0.03").
+// "4.00 KiB (4,096 bytes)", or "30 bytes" below 1 KiB.
+std::string describe_bytes(int64_t bytes) {
+  return format_kib(bytes) + (std::abs(bytes) < 1024 ? "" : " (" + format_thousands(bytes) + " bytes)");
+}
+
 struct Scale {
-  double y_top_kib = 1;   // value at the top of the plot
-  double y_step_kib = 1;  // between ticks
-  int64_t x_count = 1;    // positions on the x axis
+  double unit_bytes = kKiB;  // bytes per y-axis unit
+  double y_top = 1;          // value at the top of the plot, in units
+  double y_step = 1;         // between ticks, in units
+  int64_t x_count = 1;       // positions on the x axis
   double x(double position) const { return kLeft + (kRight - kLeft) * position / static_cast<double>(x_count); }
   double y(int64_t bytes) const {
-    return kBottom - (kBottom - kTop) * (static_cast<double>(bytes) / kKiB) / y_top_kib;
+    return kBottom - (kBottom - kTop) * (static_cast<double>(bytes) / unit_bytes) / y_top;
   }
 };
 
@@ -76,22 +84,24 @@ Scale make_scale(const TimelineChart& chart) {
     for (int64_t b : series.live_bytes) max_bytes = std::max(max_bytes, b);
     s.x_count = std::max<int64_t>(s.x_count, static_cast<int64_t>(series.live_bytes.size()));
   }
-  const double max_kib = std::max(static_cast<double>(max_bytes) / kKiB, 1e-3);
-  s.y_step_kib = round_up_to_nice(max_kib * 1.08 / 6);  // about six ticks, 8% headroom
-  s.y_top_kib = std::ceil(max_kib * 1.08 / s.y_step_kib) * s.y_step_kib;
+  s.unit_bytes = max_bytes >= kKiB ? kKiB : 1.0;
+  const double max_units = std::max(static_cast<double>(max_bytes) / s.unit_bytes, 1.0);
+  s.y_step = round_up_to_nice(max_units * 1.08 / 6);  // about six ticks, 8% headroom
+  if (s.unit_bytes == 1.0) s.y_step = std::max(1.0, std::round(s.y_step));  // whole bytes
+  s.y_top = std::ceil(max_units * 1.08 / s.y_step) * s.y_step;
   return s;
 }
 
 void draw_axes(std::ostringstream& svg, const Scale& s) {
-  const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(s.y_step_kib) + 1e-9)));
-  const int ticks = static_cast<int>(std::lround(s.y_top_kib / s.y_step_kib));
+  const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(s.y_step) + 1e-9)));
+  const int ticks = static_cast<int>(std::lround(s.y_top / s.y_step));
   for (int i = 0; i <= ticks; ++i) {
-    const double kib = i * s.y_step_kib;
-    const double y = kBottom - (kBottom - kTop) * kib / s.y_top_kib;
+    const double value = i * s.y_step;
+    const double y = kBottom - (kBottom - kTop) * value / s.y_top;
     svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(kRight) << "\" y2=\""
         << coord(y) << "\" stroke=\"#e3e3e3\"/>\n"
         << "<text x=\"" << coord(kLeft - 8) << "\" y=\"" << coord(y + 4) << "\" text-anchor=\"end\">"
-        << format_fixed(kib, decimals) << "</text>\n";
+        << format_fixed(value, decimals) << "</text>\n";
   }
   const int64_t x_step = static_cast<int64_t>(round_up_to_nice(std::max(1.0, static_cast<double>(s.x_count) / 12)));
   for (int64_t p = 0; p < s.x_count; p += x_step) {
@@ -108,7 +118,8 @@ void draw_axes(std::ostringstream& svg, const Scale& s) {
       << "<text x=\"" << coord((kLeft + kRight) / 2) << "\" y=\"" << coord(kBottom + 46)
       << "\" text-anchor=\"middle\">plan step (kernel calls in program order; a loop body counted once)</text>\n"
       << "<text transform=\"translate(24," << coord((kTop + kBottom) / 2)
-      << ") rotate(-90)\" text-anchor=\"middle\">live memory (KiB)</text>\n";
+      << ") rotate(-90)\" text-anchor=\"middle\">live memory (" << (s.unit_bytes == 1.0 ? "bytes" : "KiB")
+      << ")</text>\n";
 }
 
 void draw_series(std::ostringstream& svg, const Scale& s, const TimelineSeries& series, bool fill) {
@@ -149,8 +160,7 @@ void draw_budget(std::ostringstream& svg, const Scale& s, int64_t budget) {
   svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(kRight) << "\" y2=\""
       << coord(y) << "\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"8 4\"/>\n"
       << "<text x=\"" << coord(kRight - 4) << "\" y=\"" << coord(y - 6)
-      << "\" text-anchor=\"end\" fill=\"#d62728\">--sram budget " << escape_xml(format_kib(budget)) << " ("
-      << format_thousands(budget) << " bytes)</text>\n";
+      << "\" text-anchor=\"end\" fill=\"#d62728\">--sram budget " << describe_bytes(budget) << "</text>\n";
 }
 
 void draw_legend(std::ostringstream& svg, const TimelineChart& chart) {
@@ -164,7 +174,7 @@ void draw_legend(std::ostringstream& svg, const TimelineChart& chart) {
     svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y - 4) << "\" x2=\"" << coord(kLeft + 24)
         << "\" y2=\"" << coord(y - 4) << "\" stroke=\"" << series.color << "\" stroke-width=\"3\"/>\n"
         << "<text x=\"" << coord(kLeft + 32) << "\" y=\"" << coord(y) << "\">" << escape_xml(series.label)
-        << ": peak " << escape_xml(format_kib(peak)) << " (" << format_thousands(peak) << " bytes) at step "
+        << ": peak " << describe_bytes(peak) << " at step "
         << series.peak_position << (series.peak_label.empty() ? "" : ", " + escape_xml(series.peak_label))
         << "</text>\n";
     y += 18;
@@ -174,6 +184,7 @@ void draw_legend(std::ostringstream& svg, const TimelineChart& chart) {
 }  // namespace
 
 std::string format_kib(int64_t bytes) {
+  if (std::abs(bytes) < 1024) return std::to_string(bytes) + " bytes";
   const double kib = static_cast<double>(bytes) / kKiB;
   return format_fixed(kib, std::abs(kib) >= 10 ? 1 : 2) + " KiB";
 }

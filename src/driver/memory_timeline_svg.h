@@ -27,13 +27,14 @@ struct TimelineChart {
 };
 
 // What: a standalone SVG document (960x540 user units): live memory as step
-// lines over positions 0..n-1 (x: "plan step"), y from 0 in KiB with 1/2/5
-// ticks, the budget as a dashed red line, each series' peak as a dot with its
+// lines over positions 0..n-1 (x: "plan step"), y from 0 in KiB (bytes when
+// everything is below 1 KiB) with 1/2/5 ticks, the budget as a dashed red line, each series' peak as a dot with its
 // value and call. Text is XML-escaped.
 // Guarantees: deterministic output; empty series draw nothing but the axes.
 std::string render_memory_timeline_svg(const TimelineChart& chart);
 
-// "1,470.0 KiB" style: one decimal from 10 KiB up, two below, thousands separated.
+// "1,470.0 KiB" style: one decimal from 10 KiB up, two below, thousands
+// separated; below 1 KiB plain bytes ("512 bytes").
 std::string format_kib(int64_t bytes);
 
 }  // namespace tinyfit::driver

@@ -66,8 +66,19 @@ TEST(MemoryTimelineSvg, EmptyChartDrawsOnlyTheAxes) {
 
 TEST(FormatKib, OneDecimalFromTenKiBTwoBelow) {
   EXPECT_EQ(format_kib(1'505'280), "1,470.0 KiB");  // DESIGN.md: 1,505,280 bytes = 1470 KiB
-  EXPECT_EQ(format_kib(512), "0.50 KiB");
-  EXPECT_EQ(format_kib(0), "0.00 KiB");
+  EXPECT_EQ(format_kib(2'048), "2.00 KiB");
+  EXPECT_EQ(format_kib(512), "512 bytes");
+}
+
+TEST(MemoryTimelineSvg, BelowOneKiBTheAxisCountsBytes) {
+  TimelineChart chart;
+  chart.series.push_back({"ordinary", {32}, 0, "relu0 (Clip)", "#1f77b4"});
+  chart.budget_bytes = 30;
+  const std::string svg = render_memory_timeline_svg(chart);
+  EXPECT_NE(svg.find("live memory (bytes)"), std::string::npos);
+  // 32 bytes + 8% = 34.6 over about six ticks: a 10-byte step up to 40.
+  EXPECT_NE(svg.find(">40</text>"), std::string::npos);
+  EXPECT_NE(svg.find("--sram budget 30 bytes<"), std::string::npos);
 }
 
 }  // namespace
