@@ -7,6 +7,7 @@
 // reference's double) within 1e-5 relative.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -71,6 +72,24 @@ TEST(Softmax, ARowOfAThousandClassesMatchesTheReference) {
                                                softmax_output_quant(dtype));
       kernel_oracle::set_node(c, ir::OpType::kSoftmax, {x}, {y}, ir::SoftmaxAttrs{1, 1.0f});
       expect_operator_plan_matches_reference(seed, c, 0);
+    }
+  }
+}
+
+// A row of d equal values sums to d * 2^19 in Q12.19, so depths 1..511 walk
+// the fixed-point reciprocal through every sum magnitude whose output shift
+// (num_bits_over_unit + 23) stays within RoundingDivideByPOT's 31: from 512
+// equal values on it would be 32, which the reference refuses.
+TEST(Softmax, RowsOfEqualValuesOfEveryDepthUpTo511MatchTheReference) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (int64_t depth = 1; depth <= 511; ++depth) {
+      OracleCase c;
+      exec::TensorData value = exec::TensorData::zeros(dtype, {1, depth});
+      std::fill(value.bytes.begin(), value.bytes.end(), uint8_t{100});
+      const auto x = kernel_oracle::add_input(c, "x", value, kernel_oracle::quant_of(dtype, 0.1f, 0));
+      const auto y = kernel_oracle::add_output(c, "y", dtype, {1, depth}, softmax_output_quant(dtype));
+      kernel_oracle::set_node(c, ir::OpType::kSoftmax, {x}, {y}, ir::SoftmaxAttrs{1, 1.0f});
+      expect_operator_plan_matches_reference(static_cast<uint64_t>(depth), c, 0);
     }
   }
 }
