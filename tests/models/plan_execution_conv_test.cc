@@ -1,6 +1,7 @@
 // Real conv-heavy models run through the plan executor with the runtime
 // kernels, against the reference interpreter on the golden input
-// (exec::make_golden_input): operator-at-a-time plans placed by "best", and
+// (exec::make_golden_input): operator-at-a-time plans placed by "best" (also
+// with in-place execution, analysis/inplace.h), and
 // PEX plans with 32-bit accumulators (exact); PEX plans with 16- and 8-bit
 // accumulators must run, and their difference is printed. Integer outputs must be
 // bit-identical, float within summation-order error. A model whose plan needs
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
 #include "analysis/memory_profile.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
@@ -125,6 +127,10 @@ TEST(PlanExecutionConv, RealModelsRunBitExactThroughTheRuntimeKernels) {
     double execute_ms = 0;
     const std::string whole = run_and_compare(*graph, plan::build_operator_plan(*graph, bg, analysis::given_order(bg)),
                                               inputs, *expected, &execute_ms);
+    const analysis::Order order = analysis::given_order(bg);
+    const std::string inplace = run_and_compare(
+        *graph, plan::build_operator_plan(*graph, analysis::apply_inplace(*graph, bg, order).graph, order), inputs,
+        *expected);
     std::string pex = "skipped: pex not built";
     if (Result<plan::PexResult> built = plan::build_pex_plan(*graph, {}); built) {
       pex = built->loops == 0 ? "no loops" : run_and_compare(*graph, built->plan, inputs, *expected);
@@ -145,11 +151,12 @@ TEST(PlanExecutionConv, RealModelsRunBitExactThroughTheRuntimeKernels) {
       reduced += text;
     }
     // Wall times for the report, not asserted (tests assert correctness).
-    std::printf("%-58s ordinary: %s; pex-32: %s%s (%.1f M MACs: reference %.0f ms, execute_plan %.0f ms)\n", relative,
-                whole.empty() ? "matches" : whole.c_str(), pex.empty() ? "matches" : pex.c_str(), reduced.c_str(),
+    std::printf("%-58s ordinary: %s; in place: %s; pex-32: %s%s (%.1f M MACs: reference %.0f ms, execute_plan %.0f ms)\n",
+                relative, whole.empty() ? "matches" : whole.c_str(), inplace.empty() ? "matches" : inplace.c_str(),
+                pex.empty() ? "matches" : pex.c_str(), reduced.c_str(),
                 static_cast<double>(ir::count_graph_macs(*graph)) / 1e6,
                 std::chrono::duration<double, std::milli>(reference_end - reference_start).count(), execute_ms);
-    for (const std::string& result_text : {whole, pex}) {
+    for (const std::string& result_text : {whole, inplace, pex}) {
       const std::string* result = &result_text;
       const bool passed_or_skipped = result->empty() || result->rfind("skipped: ", 0) == 0 || *result == "no loops";
       EXPECT_TRUE(passed_or_skipped) << relative << ": " << *result;
