@@ -1,6 +1,7 @@
 /* The quantized element arithmetic of the conv-family kernels, shared by
  * int8 (qs8) and uint8 (qu8): the including file defines TF_CONV_ELEMENT
- * (int8_t or uint8_t, activations and weights alike). Sums are int32.
+ * (int8_t or uint8_t, activations and weights alike). Sums are int32 values
+ * kept in wrapping uint32 arithmetic.
  * Included once per kernel file; everything is static inline. */
 #include <stddef.h>
 #include <stdint.h>
