@@ -25,7 +25,7 @@
 #include "ci_models.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
-#include "model_under_test.h"
+#include "checked_model.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -41,7 +41,7 @@ struct Row {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-Row measure(const CiModel& model, const ModelUnderTest& m, Technique technique) {
+Row measure(const CiModel& model, const CheckedModel& m, Technique technique) {
   Row row;
   row.model = model.name;
   row.technique = technique_name(technique);
@@ -133,7 +133,7 @@ int run(int argc, char** argv) {
   for (const CiModel& model : list_ci_models()) {
     if (!only.empty() && model.name != only) continue;
     std::cerr << model.name << "...\n";
-    Result<ModelUnderTest> m = load_model_under_test(model.model);
+    Result<CheckedModel> m = load_checked_model(model.model);
     for (Technique technique : {Technique::kOrdinary, Technique::kPex}) {
       if (!m) {
         Row row;

@@ -1,4 +1,4 @@
-#include "model_under_test.h"
+#include "checked_model.h"
 
 #include <algorithm>
 
@@ -13,7 +13,7 @@
 
 namespace tinyfit::mcu {
 
-Result<ModelUnderTest> load_model_under_test(std::string_view model) {
+Result<CheckedModel> load_checked_model(std::string_view model) {
   TINYFIT_ASSIGN_OR_RETURN(ir::Graph graph, import::import_model(model));
   std::vector<exec::TensorData> inputs;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
@@ -21,11 +21,11 @@ Result<ModelUnderTest> load_model_under_test(std::string_view model) {
     // The seeds `tinyfit run` uses: input i gets 12345 + i.
     inputs.push_back(exec::make_golden_input(tensor.dtype, tensor.shape, 12345u + static_cast<uint32_t>(i)));
   }
-  return make_model_under_test(std::move(graph), std::move(inputs));
+  return make_checked_model(std::move(graph), std::move(inputs));
 }
 
-Result<ModelUnderTest> make_model_under_test(ir::Graph graph, std::vector<exec::TensorData> inputs) {
-  ModelUnderTest m;
+Result<CheckedModel> make_checked_model(ir::Graph graph, std::vector<exec::TensorData> inputs) {
+  CheckedModel m;
   TINYFIT_ASSIGN_OR_RETURN(m.reference, exec::run_reference(graph, inputs));
   m.graph = std::move(graph);
   m.inputs = std::move(inputs);

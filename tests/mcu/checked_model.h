@@ -16,17 +16,17 @@
 
 namespace tinyfit::mcu {
 
-struct ModelUnderTest {
+struct CheckedModel {
   ir::Graph graph;
   std::vector<exec::TensorData> inputs;     // one per graph input
   std::vector<exec::TensorData> reference;  // the oracle's outputs, one per graph output
 };
 
 // MODEL as the command line takes it (path or zoo:NAME).
-Result<ModelUnderTest> load_model_under_test(std::string_view model);
+Result<CheckedModel> load_checked_model(std::string_view model);
 
 // The same for a graph built in code (tests' one-node graphs).
-Result<ModelUnderTest> make_model_under_test(ir::Graph graph, std::vector<exec::TensorData> inputs);
+Result<CheckedModel> make_checked_model(ir::Graph graph, std::vector<exec::TensorData> inputs);
 
 enum class Technique {
   kOrdinary,  // DESIGN.md's baseline: the model's order, whole operators, no in-place

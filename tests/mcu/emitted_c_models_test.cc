@@ -17,7 +17,7 @@
 #include "ci_models.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
-#include "model_under_test.h"
+#include "checked_model.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -43,10 +43,10 @@ std::vector<BoardCase> list_board_cases() {
 }
 
 // Import and the reference run once per model, shared by its cases.
-const Result<ModelUnderTest>& load_cached(const std::string& model) {
-  static std::map<std::string, std::unique_ptr<Result<ModelUnderTest>>> cache;
+const Result<CheckedModel>& load_cached(const std::string& model) {
+  static std::map<std::string, std::unique_ptr<Result<CheckedModel>>> cache;
   auto& slot = cache[model];
-  if (!slot) slot = std::make_unique<Result<ModelUnderTest>>(load_model_under_test(model));
+  if (!slot) slot = std::make_unique<Result<CheckedModel>>(load_checked_model(model));
   return *slot;
 }
 
@@ -68,7 +68,7 @@ TEST_P(EmittedCOnBoard, OutputsEqualThePlanExecutorAndTheArenaSymbolHasThePlanne
   if (!c.model.model.starts_with("zoo:") && !std::filesystem::exists(c.model.model)) {
     GTEST_SKIP() << c.model.model << " is not present (shared models not installed)";
   }
-  const Result<ModelUnderTest>& m = load_cached(c.model.model);
+  const Result<CheckedModel>& m = load_cached(c.model.model);
   ASSERT_TRUE(m) << m.error().format();
   Result<plan::Plan> plan = build_technique_plan(m->graph, c.technique);
   TINYFIT_SKIP_IF_NOT_BUILT(plan, technique_name(c.technique));
@@ -114,7 +114,7 @@ TEST(EmittedCOnBoardBudget, AProgramOverTheSramBudgetFailsToLinkWithTheLinkersMe
   }
   const CiModel kws = list_ci_models().front();
   if (!std::filesystem::exists(kws.model)) GTEST_SKIP() << kws.model << " is not present";
-  const Result<ModelUnderTest>& m = load_cached(kws.model);
+  const Result<CheckedModel>& m = load_cached(kws.model);
   ASSERT_TRUE(m) << m.error().format();
   Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
   ASSERT_TRUE(plan) << plan.error().format();

@@ -13,7 +13,7 @@
 #include "../property/kernel_oracle_reduce_move_cases.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
-#include "model_under_test.h"
+#include "checked_model.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -77,7 +77,7 @@ class EmittedCOneNode : public ::testing::TestWithParam<OneNodeCase> {};
 TEST_P(EmittedCOneNode, HostAndCortexM4RunsEqualThePlanExecutorByteForByte) {
   Random r(20261123);  // one fixed case per maker; the oracle test covers the shape space
   OracleCase c = GetParam().make(r);
-  Result<ModelUnderTest> m = make_model_under_test(std::move(c.graph), std::move(c.inputs));
+  Result<CheckedModel> m = make_checked_model(std::move(c.graph), std::move(c.inputs));
   ASSERT_TRUE(m) << m.error().format();
   Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
   ASSERT_TRUE(plan) << plan.error().format();

@@ -14,7 +14,7 @@
 #include "ci_models.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
-#include "model_under_test.h"
+#include "checked_model.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -33,10 +33,10 @@ std::vector<HostCase> list_host_cases() {
   return cases;
 }
 
-const Result<ModelUnderTest>& load_cached(const std::string& model) {
-  static std::map<std::string, std::unique_ptr<Result<ModelUnderTest>>> cache;
+const Result<CheckedModel>& load_cached(const std::string& model) {
+  static std::map<std::string, std::unique_ptr<Result<CheckedModel>>> cache;
   auto& slot = cache[model];
-  if (!slot) slot = std::make_unique<Result<ModelUnderTest>>(load_model_under_test(model));
+  if (!slot) slot = std::make_unique<Result<CheckedModel>>(load_checked_model(model));
   return *slot;
 }
 
@@ -55,7 +55,7 @@ TEST_P(EmittedCOnHost, ReproducibleWarningFreeAndEqualToThePlanExecutorAndTheRef
   if (!c.model.model.starts_with("zoo:") && !std::filesystem::exists(c.model.model)) {
     GTEST_SKIP() << c.model.model << " is not present (shared models not installed)";
   }
-  const Result<ModelUnderTest>& m = load_cached(c.model.model);
+  const Result<CheckedModel>& m = load_cached(c.model.model);
   ASSERT_TRUE(m) << m.error().format();
   Result<plan::Plan> plan = build_technique_plan(m->graph, c.technique);
   TINYFIT_SKIP_IF_NOT_BUILT(plan, technique_name(c.technique));
