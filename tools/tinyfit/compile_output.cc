@@ -88,7 +88,18 @@ void print_compile_text(std::ostream& out, const driver::CompileReport& r) {
     out << "emitted: " << r.emitted_files.size() << " files in " << r.emitted_dir << " (" << join(named, ", ")
         << (r.emitted_files.size() > kNamed ? " and the runtime files it uses" : "") << ")\n";
   }
-  out << "schedule (" << r.schedule.size() << " model nodes in execution order): " << join(r.schedule, " ") << "\n"
+  out << "schedule (" << r.schedule.size() << " model nodes in execution order):";
+  constexpr size_t kLineWidth = 100;  // wrapped for terminals; --json has the list
+  size_t column = kLineWidth;
+  for (const std::string& name : r.schedule) {
+    if (column + 1 + name.size() > kLineWidth) {
+      out << "\n ";
+      column = 1;
+    }
+    out << " " << name;
+    column += 1 + name.size();
+  }
+  out << "\n"
       << "compile_seconds: " << format_ratio(r.compile_seconds) << "\n";
 }
 
