@@ -7,6 +7,8 @@
 // inference on the emulated Cortex-M (SysTick under -icount shift=0) and on
 // the host (callgrind, the run function inclusive). Each technique's overhead
 // is its instruction count over ordinary execution's, measured in the same run.
+// A row is measured only when the board's output bytes equal both the plan
+// executor's and the host build's.
 //
 // Instruction counts are deterministic (TOOLCHAIN.md), so one run suffices; no
 // wall time is reported. Exit codes: 0 table printed; 2 bad command line or no
@@ -76,6 +78,9 @@ Row measure(const CiModel& model, const CheckedModel& m, Technique technique) {
 
   Result<EmittedBuild> host = emit_and_build(m.graph, *plan, m.inputs, *executed, Target::kHost, 0, name + "_host");
   if (!host) return unmeasured(host.error().format());
+  Result<ProgramReport> host_report = run_program(Target::kHost, host->executable);
+  if (!host_report) return unmeasured(host_report.error().format());
+  if (host_report->outputs != report->outputs) return unmeasured("host and board outputs differ");
   Result<uint64_t> host_instructions = count_host_instructions(host->executable, host->program.run_function);
   if (!host_instructions) return unmeasured(host_instructions.error().format());
   row.host_instructions = *host_instructions;
