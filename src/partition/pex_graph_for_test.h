@@ -1,8 +1,7 @@
 // Test-only: PexGraphs by hand (the IRB of PEX Figure 1) and seeded random
-// small ones, and a brute-force oracle over every instruction sequence that
-// decides loop validity from the rules directly (not through
-// pex_loop_search.h), so the searches are checked against an independent
-// reading of PEX §3.1 / Appendix A.
+// small ones, and a brute-force oracle over every instruction sequence whose
+// loops are every operator subset make_loop_if_valid accepts (the rules read
+// directly, not grown as pex_loop_search.h does).
 #pragma once
 
 #include <algorithm>
@@ -120,47 +119,6 @@ inline PexGraph make_random_pex_graph(uint64_t seed, int ops) {
     spatial_of.push_back(spatial);
   }
   return b.finish();
-}
-
-// The loop of operator set `members` after `done`, if PEX's rules allow it
-// (decided from the rules, not by growing it).
-inline std::optional<PexLoop> make_loop_if_valid(const PexGraph& pg, const OpSet& done, const std::vector<int>& members) {
-  auto in_set = [&](int op) { return std::find(members.begin(), members.end(), op) != members.end(); };
-  PexLoop loop;
-  loop.extent = -1;
-  for (int v : members) {  // ascending
-    const PexOperator& op = pg.operators[static_cast<size_t>(v)];
-    if (!op.chunkable || done.has(v)) return std::nullopt;
-    bool reads_loop = false;
-    for (const PexRead& r : op.inputs) {
-      const int p = pg.buffers[static_cast<size_t>(r.buffer)].producer;
-      if (p >= 0 && !done.has(p) && !in_set(p)) return std::nullopt;  // not ready
-      reads_loop = reads_loop || (p >= 0 && in_set(p));
-    }
-    const int64_t out_channels = pg.buffers[static_cast<size_t>(op.outputs[0])].channels;
-    PexRule rule = PexRule::kPartialContinue;
-    int64_t extent = out_channels;
-    if (op.kind == PexKind::kAggregating) {
-      rule = reads_loop ? PexRule::kAccumulate : PexRule::kGenerate;
-      if (reads_loop) extent = op.inputs[0].channels;
-    }
-    if (loop.extent >= 0 && extent != loop.extent) return std::nullopt;
-    loop.extent = extent;
-    loop.ops.push_back(v);
-    loop.rules.push_back(rule);
-  }
-  // An operator in the loop reads only chunks: its producer in the loop must make chunks.
-  for (size_t i = 0; i < loop.ops.size(); ++i) {
-    for (const PexRead& r : pg.operators[static_cast<size_t>(loop.ops[i])].inputs) {
-      const int p = pg.buffers[static_cast<size_t>(r.buffer)].producer;
-      if (p < 0 || !in_set(p)) continue;
-      const size_t j = static_cast<size_t>(std::find(loop.ops.begin(), loop.ops.end(), p) - loop.ops.begin());
-      if (loop.rules[j] == PexRule::kAccumulate || r.channels != loop.extent) return std::nullopt;
-    }
-  }
-  const std::vector<LoopBufferForm> form = classify_loop_buffers(pg, loop);
-  if (std::find(form.begin(), form.end(), LoopBufferForm::kPartial) == form.end()) return std::nullopt;
-  return loop;
 }
 
 // Every valid loop after `done`: all subsets of the remaining operators. O(2^n).

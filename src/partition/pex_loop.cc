@@ -33,6 +33,45 @@ size_t OpSetHash::operator()(const OpSet& set) const {
   return static_cast<size_t>(h);
 }
 
+std::optional<PexLoop> make_loop_if_valid(const PexGraph& pg, const OpSet& done, const std::vector<int>& members) {
+  auto in_set = [&](int op) { return std::find(members.begin(), members.end(), op) != members.end(); };
+  PexLoop loop;
+  loop.extent = -1;
+  for (int v : members) {  // ascending
+    const PexOperator& op = pg.operators[static_cast<size_t>(v)];
+    if (!op.chunkable || done.has(v)) return std::nullopt;
+    bool reads_loop = false;
+    for (const PexRead& r : op.inputs) {
+      const int p = pg.buffers[static_cast<size_t>(r.buffer)].producer;
+      if (p >= 0 && !done.has(p) && !in_set(p)) return std::nullopt;  // not ready
+      reads_loop = reads_loop || (p >= 0 && in_set(p));
+    }
+    const int64_t out_channels = pg.buffers[static_cast<size_t>(op.outputs[0])].channels;
+    PexRule rule = PexRule::kPartialContinue;
+    int64_t extent = out_channels;
+    if (op.kind == PexKind::kAggregating) {
+      rule = reads_loop ? PexRule::kAccumulate : PexRule::kGenerate;
+      if (reads_loop) extent = op.inputs[0].channels;
+    }
+    if (loop.extent >= 0 && extent != loop.extent) return std::nullopt;
+    loop.extent = extent;
+    loop.ops.push_back(v);
+    loop.rules.push_back(rule);
+  }
+  // An operator in the loop reads only chunks: its producer in the loop must make chunks.
+  for (size_t i = 0; i < loop.ops.size(); ++i) {
+    for (const PexRead& r : pg.operators[static_cast<size_t>(loop.ops[i])].inputs) {
+      const int p = pg.buffers[static_cast<size_t>(r.buffer)].producer;
+      if (p < 0 || !in_set(p)) continue;
+      const size_t j = static_cast<size_t>(std::find(loop.ops.begin(), loop.ops.end(), p) - loop.ops.begin());
+      if (loop.rules[j] == PexRule::kAccumulate || r.channels != loop.extent) return std::nullopt;
+    }
+  }
+  const std::vector<LoopBufferForm> form = classify_loop_buffers(pg, loop);
+  if (std::find(form.begin(), form.end(), LoopBufferForm::kPartial) == form.end()) return std::nullopt;
+  return loop;
+}
+
 std::vector<LoopBufferForm> classify_loop_buffers(const PexGraph& pg, const PexLoop& loop) {
   std::vector<LoopBufferForm> form(pg.buffers.size(), LoopBufferForm::kNone);
   std::vector<bool> in_loop(pg.operators.size(), false);

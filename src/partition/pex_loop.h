@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "partition/pex_graph.h"
@@ -63,6 +64,11 @@ enum class LoopBufferForm {
   kAccumulated,  // output of an Accumulate operator: made by kFinalize after the loop
   kInput,        // made before the loop, read in it (whole or by slices)
 };
+
+// The loop of operator set `members` (ascending) after `done`, if PEX's rules
+// allow it (pex_loop_search.h lists the rules), decided from the rules
+// directly rather than by growing it. O(members x inputs + buffers).
+std::optional<PexLoop> make_loop_if_valid(const PexGraph& pg, const OpSet& done, const std::vector<int>& members);
 
 // Form of every buffer for `loop` (indexed by buffer).
 std::vector<LoopBufferForm> classify_loop_buffers(const PexGraph& pg, const PexLoop& loop);

@@ -57,6 +57,10 @@ class LoopGrower {
     Growing g = from;
     g.members.add(op);
     if (!seen_.insert(g.members).second) return;
+    if (static_cast<int64_t>(seen_.size()) > limits_.max_grown_sets) {
+      result_.truncated = true;
+      return;
+    }
     g.ops.push_back(op);
     g.rules.push_back(rule);
     stack_.push_back(std::move(g));

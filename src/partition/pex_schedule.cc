@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "partition/pex_order_schedule.h"
 #include "support/diag.h"
 
 namespace tinyfit::partition {
@@ -85,9 +86,8 @@ class BestFirst {
       visits_[static_cast<size_t>(id)].closed = true;
       ++expanded_;
       const int depth = -negative_depth;
-      if (depth > deepest || deepest_id_ < 0) {
+      if (depth > deepest) {
         deepest = depth;
-        deepest_id_ = id;
         if (options.progress && n > 0) {
           options.progress(progress_from + (progress_to - progress_from) * depth / n);
         }
@@ -132,7 +132,6 @@ class BestFirst {
   }
 
   int goal() const { return goal_; }
-  int deepest() const { return deepest_id_; }
   const Visit& visit(int id) const { return visits_[static_cast<size_t>(id)]; }
   int64_t expanded() const { return expanded_; }
 
@@ -150,7 +149,6 @@ class BestFirst {
   using Entry = std::tuple<Key, int, int>;  // key, -depth (deeper first), visit
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_;
   int goal_ = -1;
-  int deepest_id_ = -1;
   int64_t expanded_ = 0;
 };
 
@@ -160,42 +158,34 @@ int64_t max_peak(const std::vector<PexInstruction>& instructions) {
   return peak;
 }
 
-// Runs the operators not in `done` whole, in index order (topological).
-void finish_with_whole_ops(const PexGraph& pg, OpSet done, std::vector<PexInstruction>& instructions) {
-  for (size_t v = 0; v < pg.operators.size(); ++v) {
-    const int op = static_cast<int>(v);
-    if (done.has(op)) continue;
-    PexInstruction i;
-    i.op = op;
-    i.peak_bytes = compute_whole_op_peak(pg, done, op);
-    instructions.push_back(std::move(i));
-    done.add(op);
-  }
-}
-
 }  // namespace
 
 PexSchedule schedule_pex(const PexGraph& pg, const PexScheduleOptions& options) {
   PexSchedule schedule;
   bool truncated = false;
 
+  // The bound: one order, loops over its runs of operators.
+  analysis::Order order = options.bound_order;
+  if (order.empty()) {
+    for (size_t v = 0; v < pg.operators.size(); ++v) order.push_back(static_cast<int>(v));
+  }
+  PexSchedule bound =
+      schedule_pex_along_order(pg, order, options.allow_loops ? options.loop_limits.max_loop_ops : 0);
+  const int64_t upper = bound.peak_bytes;
+
   // Pass 1: the minimum peak.
   BestFirst<int64_t> peak_search;
   const double split = options.allow_loops ? 0.5 : 1.0;
   const bool found = peak_search.run(
       pg, options, [](int64_t key, const Transition& t) { return std::max(key, t.peak_bytes); },
-      [](const Transition&) { return true; }, 0.0, split, truncated);
+      [upper](const Transition& t) { return t.peak_bytes <= upper; }, 0.0, split, truncated);
   schedule.states_expanded = peak_search.expanded();
   if (!found) {
-    const int deepest = peak_search.deepest();
-    schedule.instructions = peak_search.path_to(deepest);
-    finish_with_whole_ops(pg, peak_search.visit(deepest).set, schedule.instructions);
-    schedule.peak_bytes = max_peak(schedule.instructions);
-    schedule.optimal = false;
-    schedule.note = "search stopped (" + std::string(options.deadline.expired() ? "time limit" : "state cap") +
-                    ") after " + std::to_string(schedule.states_expanded) +
-                    " states; the rest runs operator by operator";
-    return schedule;
+    bound.states_expanded = schedule.states_expanded;
+    bound.note = "search stopped (" + std::string(options.deadline.expired() ? "time limit" : "state cap") +
+                 ") after " + std::to_string(schedule.states_expanded) +
+                 " states; loops only over runs of the best operator order";
+    return bound;
   }
   schedule.peak_bytes = peak_search.visit(peak_search.goal()).key;
   schedule.instructions = peak_search.path_to(peak_search.goal());

@@ -14,9 +14,11 @@
 // partial execution where it does not lower the peak).
 //
 // Cost: exponential in the graph's width (states are down-closed operator
-// sets), linear-ish on chains of blocks such as MobileNets; polls the deadline
-// and caps the states; when cut short it finishes the deepest state reached
-// with whole operators in index order (optimal = false).
+// sets), linear-ish on chains of blocks such as MobileNets. First a fast
+// schedule along one operator order (pex_order_schedule.h) gives an upper
+// bound that prunes every costlier instruction; the search polls the deadline
+// and caps its states, and when cut short returns that schedule
+// (optimal = false).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/memory_profile.h"
 #include "partition/pex_graph.h"
 #include "partition/pex_loop.h"
 #include "partition/pex_loop_search.h"
@@ -36,7 +39,10 @@ struct PexScheduleOptions {
   std::function<void(double)> progress;  // non-decreasing fraction in [0, 1]
   bool allow_loops = true;               // false: the best operator order only
   LoopSearchLimits loop_limits;
-  int64_t max_states = 2'000'000;
+  int64_t max_states = 200'000;
+  // The order of the fast bound schedule (the best plain order, for a
+  // fallback never worse than it); empty: operator index order.
+  analysis::Order bound_order;
 };
 
 struct PexInstruction {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "partition/pex_graph_for_test.h"
 
 namespace tinyfit::partition {
@@ -62,6 +64,17 @@ TEST(PexSchedule, NeverAboveTheBestOperatorOrderAndRunsEveryOperatorOnce) {
     }
     EXPECT_EQ(done.count(), static_cast<int>(pg.operators.size())) << "seed " << seed;
   }
+}
+
+TEST(PexSchedule, ReportsNonDecreasingProgressEndingAtOne) {
+  const PexGraph pg = testing::make_random_pex_graph(11, 10);
+  std::vector<double> seen;
+  PexScheduleOptions options;
+  options.progress = [&](double f) { seen.push_back(f); };
+  schedule_pex(pg, options);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
 }
 
 TEST(PexSchedule, AnExpiredDeadlineStillGivesACompleteSchedule) {

@@ -40,17 +40,13 @@ std::vector<int64_t> choose_tiles(const std::vector<int64_t>& extents, int64_t t
   return tiles;
 }
 
-// The best plain operator order's plan (with in-place merges when asked):
-// what partial execution must beat.
-Plan build_ordinary_plan(const ir::Graph& graph, const analysis::BufferGraph& bg, const PexOptions& options,
-                         std::string& note) {
-  schedule::OrderOptions order_options;
-  order_options.deadline = options.deadline;
-  const schedule::OrderResult ordered = schedule::order_best(bg, order_options);
-  note = ordered.note;
-  if (!options.inplace) return build_operator_plan(graph, bg, ordered.order);
-  const analysis::InplaceResult merged = analysis::apply_inplace(graph, bg, ordered.order);
-  Plan plan = build_operator_plan(graph, merged.graph, ordered.order);
+// The plan of the best plain operator order (with in-place merges when
+// asked): what partial execution must beat.
+Plan build_ordinary_plan(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
+                         bool inplace) {
+  if (!inplace) return build_operator_plan(graph, bg, order);
+  const analysis::InplaceResult merged = analysis::apply_inplace(graph, bg, order);
+  Plan plan = build_operator_plan(graph, merged.graph, order);
   plan.techniques.push_back("inplace");
   return plan;
 }
@@ -94,9 +90,14 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   const partition::PexGraph pg = partition::build_pex_graph(graph, bg, options.accumulator_bits);
 
+  schedule::OrderOptions order_options;
+  order_options.deadline = options.deadline;
+  const schedule::OrderResult ordered = schedule::order_best(bg, order_options);
+
   partition::PexScheduleOptions schedule_options;
   schedule_options.deadline = options.deadline;
   schedule_options.progress = options.progress;
+  schedule_options.bound_order = ordered.order;
   const partition::PexSchedule schedule = partition::schedule_pex(pg, schedule_options);
 
   std::vector<int64_t> extents;
@@ -130,8 +131,8 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
     }
   }
 
-  std::string order_note;
-  Plan ordinary = build_ordinary_plan(graph, bg, options, order_note);
+  const std::string& order_note = ordered.note;
+  Plan ordinary = build_ordinary_plan(graph, bg, ordered.order, options.inplace);
   const int64_t ordinary_peak = compute_plan_memory(ordinary).peak_bytes;
 
   PexResult result;
