@@ -45,11 +45,16 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
 }
 
 int32_t rounding_divide_by_pot(int32_t x, int exponent) {
-  TINYFIT_CHECK(exponent >= 0 && exponent <= 31) << "exponent " << exponent;
-  const int32_t mask = static_cast<int32_t>((1ll << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+  // gemmlowp stops at 31; TFLite's softmax reaches 32+ on long rows of equal
+  // values (its output shift grows with the sum), where the C++ shift would be
+  // undefined. In 64 bits the same round-half-away-from-zero rule gives the
+  // mathematically rounded quotient (0 for |x| < 2^(exponent-1)).
+  TINYFIT_CHECK(exponent >= 0 && exponent <= 62) << "exponent " << exponent;
+  const int64_t wide = x;
+  const int64_t mask = (int64_t{1} << exponent) - 1;
+  const int64_t remainder = wide & mask;
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return static_cast<int32_t>((wide >> exponent) + (remainder > threshold ? 1 : 0));
 }
 
 int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift) {

@@ -27,7 +27,8 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier);
 // the one overflow case (INT32_MIN * INT32_MIN) saturating to INT32_MAX.
 int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
 
-// gemmlowp RoundingDivideByPOT: x / 2^exponent rounding halves away from zero.
+// gemmlowp RoundingDivideByPOT: x / 2^exponent rounding halves away from zero
+// (0 <= exponent <= 62; gemmlowp itself stops at 31).
 int32_t rounding_divide_by_pot(int32_t x, int exponent);
 
 // TFLite MultiplyByQuantizedMultiplier (double rounding): left shift, rounding

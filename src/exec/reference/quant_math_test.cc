@@ -57,6 +57,14 @@ TEST(QuantMath, RoundingDivideByPotRoundsHalfAwayFromZero) {
   EXPECT_EQ(rounding_divide_by_pot(7, 0), 7);
 }
 
+TEST(QuantMath, RoundingDivideByPotBeyond31BitsRoundsToNearest) {
+  // TFLite's softmax output shift reaches 32 on rows of 512+ equal values.
+  EXPECT_EQ(rounding_divide_by_pot(1 << 30, 32), 0);         // 0.25
+  EXPECT_EQ(rounding_divide_by_pot(0x7fffffff, 32), 0);      // 0.4999...
+  EXPECT_EQ(rounding_divide_by_pot(-0x7fffffff - 1, 32), -1);  // -0.5: away from zero
+  EXPECT_EQ(rounding_divide_by_pot(-0x7fffffff - 1, 33), 0);   // -0.25
+}
+
 TEST(QuantMath, MultiplyByQuantizedMultiplierRoundsHalfAwayFromZero) {
   // 0.25 = 2^30 * 2^(-1 - 31): the high multiply halves exactly, the rounding
   // right shift rounds 2.5 to 3 and -2.5 to -3.
