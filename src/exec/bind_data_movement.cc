@@ -121,10 +121,6 @@ Result<std::unique_ptr<PreparedKernel>> prepare_copy(const KernelCallContext& co
 
 Result<std::unique_ptr<PreparedKernel>> prepare_concat(const KernelCallContext& context) {
   const ir::Node& node = context.node();
-  // Import may fuse a following clamp into a Concat (its decl accepts one),
-  // but the reference's Concat does not apply it: rather than agree with the
-  // reference on a wrong result, no kernel takes one.
-  if (!node.activation.is_none()) return fail_no_kernel(context, "a Concat with a fused activation");
   const ir::Tensor& y = context.graph.output_tensor(node, 0);
   const int axis = to_view_axis(node.attr<ir::ConcatAttrs>().axis, y.shape.size());
   const bool quantized = reference::is_int8_like(y.dtype);

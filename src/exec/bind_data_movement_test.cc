@@ -295,21 +295,5 @@ TEST(DataMovementBinding, AConcatOfAConstantIsNotBuiltYet) {
   EXPECT_NE(actual.error().message.find("a constant input"), std::string::npos) << actual.error().format();
 }
 
-// ir/ops declares that Concat fuses a following clamp, but the reference
-// ignores node.activation for Concat, so there is nothing right to match.
-TEST(DataMovementBinding, AConcatWithAFusedActivationIsNotBuiltYet) {
-  OracleCase c;
-  Random r(6);
-  const auto x = kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, ir::DType::kF32, {1, 2}));
-  const auto z = kernel_oracle::add_input(c, "z", kernel_oracle::random_tensor(r, ir::DType::kF32, {1, 3}));
-  const auto y = kernel_oracle::add_output(c, "y", ir::DType::kF32, {1, 5});
-  kernel_oracle::set_node(c, ir::OpType::kConcat, {x, z}, {y}, ir::ConcatAttrs{1},
-                          ir::FusedActivation{0.0f, std::numeric_limits<float>::infinity()});
-  const auto actual = testing::run_operator_plan(c.graph, c.inputs);
-  ASSERT_FALSE(actual);
-  EXPECT_EQ(actual.error().code, ExitCode::kBadCommandLine);
-  EXPECT_NE(actual.error().message.find("fused activation"), std::string::npos) << actual.error().format();
-}
-
 }  // namespace
 }  // namespace tinyfit::exec

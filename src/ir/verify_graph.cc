@@ -68,6 +68,9 @@ Status verify_graph(const Graph& graph) {
         return error(&node, "quantized output '" + t.name + "' has no quantization parameters");
       }
     }
+    if (!node.activation.is_none() && !op_decl(node.op).fuses_activation) {
+      return error(&node, "has a fused activation, which this operator does not take");
+    }
     auto shapes = op_decl(node.op).infer_shapes(graph, node);
     if (!shapes) return error(&node, shapes.error().message);
     for (size_t i = 0; i < shapes->size() && i < node.outputs.size(); ++i) {
