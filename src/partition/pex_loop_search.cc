@@ -21,11 +21,13 @@ class LoopGrower {
       : pg_(pg), done_(done), limits_(limits), deadline_(deadline) {}
 
   LoopSearchResult run() {
-    for (size_t s = 0; s < pg_.operators.size() && !result_.truncated; ++s) {
-      const int seed = static_cast<int>(s);
-      if (done_.has(seed)) continue;
-      const PexOperator& op = pg_.operators[s];
-      if (!op.chunkable || !reads_only_done(op)) continue;
+    for (size_t s = 0; s < pg_.operators.size(); ++s) {
+      const int op = static_cast<int>(s);
+      if (!done_.has(op) && pg_.operators[s].chunkable && reads_only_done(pg_.operators[s])) ready_.push_back(op);
+    }
+    for (int seed : ready_) {
+      if (result_.truncated) break;
+      const PexOperator& op = pg_.operators[static_cast<size_t>(seed)];
       const int64_t extent = output_channels(seed);
       Growing g{OpSet(pg_.operators.size()), {}, {}, extent};
       const PexRule rule = op.kind == PexKind::kChannelwise ? PexRule::kPartialContinue : PexRule::kGenerate;
@@ -123,9 +125,16 @@ class LoopGrower {
       stack_.pop_back();
       if (has_partial(g)) emit(g);
       if (static_cast<int>(g.ops.size()) >= limits_.max_loop_ops) continue;
-      for (size_t v = 0; v < pg_.operators.size(); ++v) {
-        PexRule rule;
-        if (rule_to_join(g, static_cast<int>(v), rule)) push(g, static_cast<int>(v), rule);
+      // Candidates: ready operators, and readers of what g makes (any other
+      // operator has an input neither done nor made in g).
+      PexRule rule;
+      for (int v : ready_) {
+        if (rule_to_join(g, v, rule)) push(g, v, rule);
+      }
+      for (int op : g.ops) {
+        for (int reader : pg_.buffers[static_cast<size_t>(pg_.operators[static_cast<size_t>(op)].outputs[0])].consumers) {
+          if (rule_to_join(g, reader, rule)) push(g, reader, rule);
+        }
       }
     }
   }
@@ -134,6 +143,7 @@ class LoopGrower {
   const OpSet& done_;
   const LoopSearchLimits& limits_;
   const Deadline& deadline_;
+  std::vector<int> ready_;  // chunkable operators whose inputs are all done
   std::vector<Growing> stack_;
   std::unordered_set<OpSet, OpSetHash> seen_;
   LoopSearchResult result_;

@@ -29,7 +29,7 @@ namespace tinyfit::partition {
 struct LoopSearchLimits {
   int max_loop_ops = 32;             // operators in one loop
   int64_t max_loops = 4096;          // loops offered from one state
-  int64_t max_grown_sets = 20'000;   // operator sets tried from one state
+  int64_t max_grown_sets = 2'000;    // operator sets tried from one state
 };
 
 struct LoopSearchResult {

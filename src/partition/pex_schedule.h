@@ -39,7 +39,7 @@ struct PexScheduleOptions {
   std::function<void(double)> progress;  // non-decreasing fraction in [0, 1]
   bool allow_loops = true;               // false: the best operator order only
   LoopSearchLimits loop_limits;
-  int64_t max_states = 200'000;
+  int64_t max_states = 50'000;
   // The order of the fast bound schedule (the best plain order, for a
   // fallback never worse than it); empty: operator index order.
   analysis::Order bound_order;
