@@ -33,10 +33,16 @@ struct PexResult {
 };
 
 // What: the minimum-peak partial-execution schedule of `graph` (PEX §3.2-3.3,
-// Appendix A), lowered to a Plan (techniques includes "pex").
-// Requires: graph passed verify_graph.
+// Appendix A; partition/pex_schedule.h), lowered to a Plan with one Loop step
+// per loop (plan/lower_pex_schedule.h), tiles chosen per loop as PexOptions
+// says. With `inplace`, whole operators outside loops also merge in place
+// when that does not raise the peak. If no loop beats the best plain operator
+// order (schedule/order_best.h, in place when asked), that order's plan is
+// returned with loops = 0. techniques includes "pex".
+// Requires: graph passed verify_graph; accumulator_bits is 8, 16 or 32 (the
+// caller validates it).
 // Guarantees: verify_plan(graph, result.plan) holds; MACs of the plan equal the
-// graph's (no recomputation).
+// graph's (no recomputation); its peak is <= the best operator order's.
 Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& options);
 
 }  // namespace tinyfit::plan
