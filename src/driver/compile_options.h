@@ -37,6 +37,7 @@ struct CompileOptions {
   bool execute = true;               // run the plan against the reference (false: --no-verify)
   uint32_t seed = 12345;             // x_0 of the deterministic input (as `tinyfit run`)
   std::string emit_dir;              // non-empty: emit C99 for the chosen plan here
+  std::string emit_name;             // C prefix tinyfit_<name>; empty: the model's file stem or zoo name
   Deadline deadline;                 // --time-limit, polled by the order and PEX searches
   // Long searches report (stage, fraction done); the library never prints.
   std::function<void(std::string_view stage, double fraction)> progress;

@@ -4,6 +4,7 @@
 #include "driver/compile_pipeline.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "analysis/memory_profile.h"
 #include "codegen/emit_model.h"
@@ -15,6 +16,15 @@
 
 namespace tinyfit::driver {
 namespace {
+
+// The default name of generated C symbols: a file's stem ("kws_ref_model_int8"
+// of ".../kws_ref_model_int8.tflite") or a zoo name ("mobilenetv2-224-int8");
+// the emitter makes it a C identifier. Graph names are often "main" or empty.
+std::string name_model_for_c(const std::string& source_path) {
+  constexpr std::string_view kZoo = "zoo:";
+  if (source_path.starts_with(kZoo)) return source_path.substr(kZoo.size());
+  return std::filesystem::path(source_path).stem().string();
+}
 
 // The operator order a plan runs: each operator of `bg` by the first call of
 // its node (a loop runs its nodes chunk by chunk, interleaved; the first chunk
@@ -176,7 +186,10 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
 
   // 8. emit-c: model.c / model.h with one static arena of exactly arena_bytes.
   if (!options.emit_dir.empty()) {
-    TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedModel emitted, codegen::emit_c_model(graph, result.plan, {}));
+    codegen::EmitOptions emit_options;
+    emit_options.name = options.emit_name.empty() ? name_model_for_c(graph.source_path) : options.emit_name;
+    TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedModel emitted,
+                             codegen::emit_c_model(graph, result.plan, emit_options));
     TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_model(emitted, options.emit_dir));
     report.emitted_dir = options.emit_dir;
     for (const codegen::EmittedFile& file : emitted.files) report.emitted_files.push_back(file.path);

@@ -35,6 +35,7 @@ struct CompileCliOptions {
   std::string svg_path;
   std::string emit;
   std::string out_dir;
+  std::string emit_name;
   uint32_t seed = 12345;  // shared/models/golden/README.md: x_0 = 12345, as `tinyfit run`
 };
 
@@ -79,6 +80,7 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   options.execute = !cli.no_verify;
   options.seed = cli.seed;
   options.emit_dir = cli.out_dir;
+  options.emit_name = cli.emit_name;
   options.progress = make_terminal_progress();
   return options;
 }
@@ -142,8 +144,11 @@ CommandAction setup_compile_command(CLI::App& app) {
   CLI::Option* emit = app.add_option("--emit", cli->emit, "emit the chosen plan as source code: c")
                           ->check(CLI::IsMember({"c"}));
   CLI::Option* out = app.add_option("--out", cli->out_dir, "directory for --emit")->type_name("DIR");
+  CLI::Option* name = app.add_option("--name", cli->emit_name,
+                                      "C symbol prefix: tinyfit_<name>_run (default: the model file's stem or zoo name)");
   emit->needs(out);
   out->needs(emit);
+  name->needs(emit);
   app.add_option("--seed", cli->seed, "seed (x_0) of the deterministic input the plan is checked on")
       ->capture_default_str();
   return [cli] { return run_compile(*cli); };
