@@ -40,8 +40,8 @@ std::vector<int64_t> choose_tiles(const std::vector<int64_t>& extents, int64_t t
   return tiles;
 }
 
-// The plan of the best plain operator order (with in-place merges when
-// asked): what partial execution must beat.
+// The plan of a plain operator order (with in-place merges when asked): what
+// partial execution must beat.
 Plan build_ordinary_plan(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
                          bool inplace) {
   if (!inplace) return build_operator_plan(graph, bg, order);
@@ -131,9 +131,20 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
     }
   }
 
-  const std::string& order_note = ordered.note;
+  // In-place merges depend on where inputs die, so the best order in place
+  // may lose to the given order in place: keep the lower of the two.
+  std::string order_note = ordered.note;
   Plan ordinary = build_ordinary_plan(graph, bg, ordered.order, options.inplace);
-  const int64_t ordinary_peak = compute_plan_memory(ordinary).peak_bytes;
+  int64_t ordinary_peak = compute_plan_memory(ordinary).peak_bytes;
+  if (options.inplace) {
+    Plan given = build_ordinary_plan(graph, bg, analysis::given_order(bg), true);
+    const int64_t given_peak = compute_plan_memory(given).peak_bytes;
+    if (given_peak < ordinary_peak) {
+      ordinary = std::move(given);
+      ordinary_peak = given_peak;
+      order_note = "given order, in place";
+    }
+  }
 
   PexResult result;
   result.optimal = schedule.optimal;
