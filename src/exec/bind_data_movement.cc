@@ -2,7 +2,7 @@
 // Slice, Transpose and Pad move elements of any dtype (x8 kernels given the
 // element size); only Concat of quantized inputs whose parameters differ from
 // the output's touches values (TFLite ConcatenationWithScaling, as the
-// reference does it).
+// reference does it), and a Concat's fused activation clamps its output after.
 //
 // Modes: kWhole for every operator, and kChunk for a Pad that leaves the
 // channels alone (its kind is channel-wise; the call is the same on the
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/bind_output_clamp.h"
 #include "exec/c_literals.h"
 #include "exec/kernel_call.h"
 #include "exec/reference/kernel.h"
@@ -153,6 +154,10 @@ Result<std::unique_ptr<PreparedKernel>> prepare_concat(const KernelCallContext& 
   if (!rescales.empty()) {
     parts.push_back(std::make_unique<ViewCallKernel<tf_concat_rescale_params>>(
         y.dtype == ir::DType::kI8 ? kConcatRescaleS8 : kConcatRescaleU8, rescales));
+  }
+  if (!node.activation.is_none()) {
+    if (!quantized && y.dtype != ir::DType::kF32) return fail_no_kernel(context, "a fused activation on this dtype");
+    parts.push_back(make_output_clamp_kernel(y, node.activation, qy));
   }
   if (parts.size() == 1) return std::move(parts.front());
   return std::make_unique<KernelSequence>(std::move(parts));

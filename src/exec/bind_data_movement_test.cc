@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -55,6 +56,27 @@ void expect_plans_match_reference(const std::function<OracleCase(Random&, ir::DT
 
 TEST(X8Concat, EveryAxisAndInputCountMatchesTheReferenceIncludingRescaledInputs) {
   expect_plans_match_reference(kernel_oracle::make_concat_case);
+}
+
+// A Relu or Relu6 fused into a Concat (an ONNX Relu after it): the plan's
+// concatenation plus its in-place clamp equals the reference, and the
+// reference really clamps (no negative real value survives).
+OracleCase make_concat_relu_case(Random& r, ir::DType dtype) {
+  OracleCase c = kernel_oracle::make_concat_case(r, dtype);
+  c.graph.nodes.at(0).activation =
+      ir::FusedActivation{0.0f, r.chance(0.5) ? 6.0f : std::numeric_limits<float>::infinity()};
+  return c;
+}
+
+TEST(X8Concat, AFusedReluClampsTheConcatenatedOutputLikeTheReference) {
+  expect_plans_match_reference(make_concat_relu_case);
+  for (uint64_t seed = 0; seed < kCasesPerDtype; ++seed) {
+    Random r = make_random(seed, ir::DType::kF32);
+    const OracleCase c = make_concat_relu_case(r, ir::DType::kF32);
+    const auto expected = run_reference(c.graph, c.inputs);
+    ASSERT_TRUE(expected) << expected.error().format();
+    for (float v : expected->at(0).values<float>()) ASSERT_GE(v, 0.0f) << describe(seed, c);
+  }
 }
 
 TEST(X8Split, EveryAxisAndSplitMatchesTheReference) { expect_plans_match_reference(kernel_oracle::make_split_case); }

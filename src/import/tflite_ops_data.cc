@@ -15,10 +15,8 @@ Status convert_concatenation(TfliteOpContext& ctx) {
   ir::ConcatAttrs a;
   TINYFIT_ASSIGN_OR_RETURN(a.axis, normalize_axis(o ? o->axis() : 0, ctx.input(0).shape.size()));
   ir::Node node = make_tflite_node(ctx, ir::OpType::kConcat, ctx.inputs, a);
-  // TFLite's own CONCATENATION kernel requires NONE (kernels/concatenation.cc);
-  // so does ours: Concat is pure data movement (ir/ops/data_movement.cc).
-  if (o && o->fused_activation_function() != tflite::ActivationFunctionType::NONE) {
-    return fail("a fused activation on CONCATENATION is not supported (TFLite requires NONE)");
+  if (o) {
+    TINYFIT_ASSIGN_OR_RETURN(node.activation, convert_fused_activation(o->fused_activation_function()));
   }
   return add_tflite_node(ctx, std::move(node));
 }

@@ -206,19 +206,18 @@ TEST(ConcatDecl, AddsExtentsAlongTheAxisAndRejectsOtherMismatches) {
   EXPECT_FALSE(g.infer(g.node(OpType::kConcat, {a, c}, {y}, ConcatAttrs{3})));
 }
 
-// TFLite's CONCATENATION takes no fused activation, and neither does ours: a
-// Relu after a Concat stays a Clip node, and verify_graph rejects the rest.
-TEST(ConcatDecl, TakesNoFusedActivation) {
-  EXPECT_FALSE(op_decl(OpType::kConcat).fuses_activation);
+// verify_graph rejects a fused activation on an operator whose declaration
+// takes none (Softmax): no pass or kernel would apply it.
+TEST(VerifyGraph, RejectsAFusedActivationTheOperatorDoesNotTake) {
+  EXPECT_FALSE(op_decl(OpType::kSoftmax).fuses_activation);
   TestGraph g;
-  TensorId a = g.activation("a", {1, 2});
-  TensorId b = g.activation("b", {1, 3});
+  TensorId a = g.activation("a", {1, 5});
   TensorId y = g.activation("y", {1, 5});
-  g.graph.inputs = {a, b};
+  g.graph.inputs = {a};
   g.graph.outputs = {y};
-  Node& concat = g.node(OpType::kConcat, {a, b}, {y}, ConcatAttrs{1});
+  Node& softmax = g.node(OpType::kSoftmax, {a}, {y}, SoftmaxAttrs{1, 1.0f});
   ASSERT_TRUE(verify_graph(g.graph));
-  concat.activation.min = 0.0f;  // Relu
+  softmax.activation.min = 0.0f;  // Relu
   const auto rejected = verify_graph(g.graph);
   ASSERT_FALSE(rejected);
   EXPECT_NE(rejected.error().message.find("fused activation"), std::string::npos) << rejected.error().message;

@@ -50,6 +50,28 @@ void for_each_index(const ir::Shape& shape, Visit&& visit) {
 
 }  // namespace
 
+namespace {
+
+// A clamp fused into the Concat (an ONNX Relu after it; TFLite's
+// CONCATENATION takes none): applied to the concatenated output, in the
+// output's quantized domain like every fused activation.
+Status apply_concat_activation(const KernelArgs& args, TensorData& y, const TensorQuant& qy) {
+  const ir::FusedActivation& activation = args.node.activation;
+  if (activation.is_none()) return {};
+  if (!is_int8_like(y.dtype)) {
+    if (y.dtype != ir::DType::kF32) return fail_kernel(args, "a fused activation needs a float or int8 output");
+    for (float& v : y.mutable_values<float>()) v = apply_activation(activation, v);
+    return {};
+  }
+  const ActivationRange range = compute_activation_range_quantized(activation, y.dtype, qy.scale, qy.zero_point);
+  std::vector<int32_t> values = load_integers(y);
+  for (int32_t& v : values) v = std::clamp(v, range.min, range.max);
+  store_integers(y, values);
+  return {};
+}
+
+}  // namespace
+
 Status run_concat(const KernelArgs& args) {
   const auto axis = static_cast<size_t>(args.node.attr<ir::ConcatAttrs>().axis);
   TensorData& y = *args.outputs[0];
@@ -95,7 +117,7 @@ Status run_concat(const KernelArgs& args) {
     }
     offset += in_row;
   }
-  return {};
+  return apply_concat_activation(args, y, qy);
 }
 
 Status run_split(const KernelArgs& args) {

@@ -210,9 +210,9 @@ OpKind kind_pad(const Graph& graph, const Node& node) {
 }  // namespace
 
 const OpDecl& concat_decl() {
-  // No fused activation: a clamp after a Concat stays a Clip node (TFLite's
-  // CONCATENATION accepts only NONE, and the kernels only move bytes).
-  static const OpDecl decl{"Concat", infer_concat, no_macs, kind_other, axes_concat, InplaceRule::kNever, false, false};
+  // Fuses a following clamp (an ONNX Relu after a Concat; TFLite's
+  // ConcatenationOptions has the field too), applied to the output.
+  static const OpDecl decl{"Concat", infer_concat, no_macs, kind_other, axes_concat, InplaceRule::kNever, false, true};
   return decl;
 }
 const OpDecl& split_decl() {
