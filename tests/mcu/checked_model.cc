@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
 #include "exec/reference_interpreter.h"
 #include "import/import_model.h"
 #include "plan/build_plan.h"
@@ -33,7 +34,12 @@ Result<CheckedModel> make_checked_model(ir::Graph graph, std::vector<exec::Tenso
 }
 
 std::string_view technique_name(Technique technique) {
-  return technique == Technique::kOrdinary ? "ordinary" : "pex";
+  switch (technique) {
+    case Technique::kOrdinary: return "ordinary";
+    case Technique::kPex: return "pex";
+    case Technique::kInplace: return "inplace";
+  }
+  return "?";
 }
 
 Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique) {
@@ -43,9 +49,11 @@ Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique techni
     plan = std::move(pex.plan);
   } else {
     const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
-    const schedule::OrderAlgorithm* given = schedule::find_order_algorithm("given");
-    TINYFIT_CHECK(given != nullptr) << "no 'given' order algorithm";
-    plan = plan::build_operator_plan(graph, bg, given->run(bg, {}).order);
+    const bool inplace = technique == Technique::kInplace;
+    const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(inplace ? "best" : "given");
+    TINYFIT_CHECK(algorithm != nullptr) << "no order algorithm for " << technique_name(technique);
+    const analysis::Order order = algorithm->run(bg, {}).order;
+    plan = plan::build_operator_plan(graph, inplace ? analysis::apply_inplace(graph, bg, order).graph : bg, order);
   }
   TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
   TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));

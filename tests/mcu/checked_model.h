@@ -31,8 +31,9 @@ Result<CheckedModel> make_checked_model(ir::Graph graph, std::vector<exec::Tenso
 enum class Technique {
   kOrdinary,  // DESIGN.md's baseline: the model's order, whole operators, no in-place
   kPex,       // partial execution (plan/lower_pex.h), smallest peak
+  kInplace,   // the best operator order with in-place merges (analysis/inplace.h)
 };
-std::string_view technique_name(Technique technique);  // "ordinary", "pex"
+std::string_view technique_name(Technique technique);  // "ordinary", "pex", "inplace"
 
 // The technique's plan placed by greedy-by-size and checked by verify_plan.
 // A technique not built yet fails with ExitCode::kBadCommandLine (its own

@@ -1,5 +1,5 @@
 // The host check of emitted C (issue 5): every CI model (tests/mcu/ci_models.h)
-// with ordinary and partial-execution plans is emitted twice (the bytes must
+// with ordinary, partial-execution and in-place (best order) plans is emitted twice (the bytes must
 // be identical: STYLE.md rule 6), compiled with the host C compiler under
 // -std=c99 -Wall -Wextra -Werror together with a test main that feeds the
 // deterministic input, run, and compared byte for byte with the plan executor
@@ -28,7 +28,9 @@ struct HostCase {
 std::vector<HostCase> list_host_cases() {
   std::vector<HostCase> cases;
   for (const CiModel& model : list_ci_models()) {
-    for (Technique technique : {Technique::kOrdinary, Technique::kPex}) cases.push_back({model, technique});
+    for (Technique technique : {Technique::kOrdinary, Technique::kPex, Technique::kInplace}) {
+      cases.push_back({model, technique});
+    }
   }
   return cases;
 }
