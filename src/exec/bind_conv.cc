@@ -5,7 +5,9 @@
 //     accumulate (input channels into an accumulator), finalize;
 //   grouped Conv2D: whole;
 //   DepthwiseConv2D: whole (also in place over its input through a line
-//     buffer), chunk.
+//     buffer), chunk;
+//   Conv2D and DepthwiseConv2D: a chunk of output rows (the output view's
+//     chunk axis is 1) from the whole input.
 // The scalar arguments of a call are constants or the loop's chunk bounds, so
 // run() evaluates them and emit() spells the same values in C.
 #include <array>
@@ -58,7 +60,7 @@ using KernelFunction = std::variant<Kernel1, Kernel2, Kernel3, KernelInplace>;
 struct DtypeKernels {
   Kernel2 conv2d, fully_connected;
   Kernel3 conv2d_accumulate, fully_connected_accumulate, dwconv2d;
-  Kernel1 finalize;
+  Kernel1 finalize, conv2d_rows, dwconv2d_rows;
   KernelInplace dwconv2d_inplace;
 };
 
@@ -69,6 +71,8 @@ const DtypeKernels& kernels_of(const std::string& dtype) {
                                  tf_qs8_fully_connected_direct_accumulate,
                                  tf_qs8_dwconv2d_direct,
                                  tf_qs8_conv_finalize,
+                                 tf_qs8_conv2d_direct_rows,
+                                 tf_qs8_dwconv2d_direct_rows,
                                  tf_qs8_dwconv2d_direct_inplace};
   static const DtypeKernels kQu8{tf_qu8_conv2d_direct,
                                  tf_qu8_fully_connected_direct,
@@ -76,6 +80,8 @@ const DtypeKernels& kernels_of(const std::string& dtype) {
                                  tf_qu8_fully_connected_direct_accumulate,
                                  tf_qu8_dwconv2d_direct,
                                  tf_qu8_conv_finalize,
+                                 tf_qu8_conv2d_direct_rows,
+                                 tf_qu8_dwconv2d_direct_rows,
                                  tf_qu8_dwconv2d_direct_inplace};
   static const DtypeKernels kF32{tf_f32_conv2d_direct,
                                  tf_f32_fully_connected_direct,
@@ -83,6 +89,8 @@ const DtypeKernels& kernels_of(const std::string& dtype) {
                                  tf_f32_fully_connected_direct_accumulate,
                                  tf_f32_dwconv2d_direct,
                                  tf_f32_conv_finalize,
+                                 tf_f32_conv2d_direct_rows,
+                                 tf_f32_dwconv2d_direct_rows,
                                  tf_f32_dwconv2d_direct_inplace};
   return dtype == "qs8" ? kQs8 : dtype == "qu8" ? kQu8 : kF32;
 }
@@ -162,6 +170,20 @@ Result<std::vector<ScalarArg>> depthwise_chunk_args(const KernelCallContext& con
                                 input_follows_chunk ? chunk_arg(S::kChunkBegin) : ScalarArg::fixed(0)};
 }
 
+// A chunk of output rows: the loop runs over the node's output rows, the
+// output view follows it on axis 1 and the input view is the whole input (the
+// kernel reads the rows of the chunk's windows, padding at the borders).
+Status check_row_chunk(const KernelCallContext& context) {
+  const plan::Loop* loop = find_loop(context);
+  const int64_t rows = context.graph.output_tensor(context.node(), 0).shape[1];
+  if (loop == nullptr || context.call.inputs.size() != 1 || context.call.inputs[0].chunk_axis >= 0 ||
+      context.call.inputs[0].buffer == context.call.outputs[0].buffer || loop->extent != rows) {
+    return fail_no_kernel(context, "a chunk of output rows other than from the whole input over all " +
+                                       std::to_string(rows) + " rows");
+  }
+  return {};
+}
+
 // Depthwise written over its own input (analysis/inplace.h): batch 1,
 // multiplier 1, and a workspace holding the line buffer's rows.
 Result<int64_t> count_line_buffer_rows(const KernelCallContext& context, const tf_conv_params& p) {
@@ -217,6 +239,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
     case plan::CallMode::kWhole:
     case plan::CallMode::kChunk: {
       const bool whole = call.mode == plan::CallMode::kWhole;
+      if (!whole && !fc && call.outputs[0].rank() == 4 && call.outputs[0].chunk_axis == 1) {
+        TINYFIT_RETURN_IF_ERROR(check_row_chunk(context));
+        name = prefix + (depthwise ? "dwconv2d_direct_rows" : "conv2d_direct_rows");
+        function = depthwise ? k.dwconv2d_rows : k.conv2d_rows;
+        args = {chunk_arg(S::kChunkBegin)};
+        break;
+      }
       if (depthwise) {
         name = prefix + "dwconv2d_direct";
         function = k.dwconv2d;

@@ -1,6 +1,7 @@
 // Pooling bindings: MaxPool, AveragePool and Mean, int8 / uint8 / float32,
 // kWhole and kChunk (channel-wise: the views hold a chunk of channels or are a
-// channel slice). The window geometry, clamp range and requantisation choice
+// channel slice; MaxPool and AveragePool also by output rows: the output view's
+// chunk axis is 1 and the input view is the whole input). The window geometry, clamp range and requantisation choice
 // are prepared here from the node; exec/reference/pool.cc and mean.cc are the
 // arithmetic the C kernels reproduce.
 #include <algorithm>
@@ -90,6 +91,49 @@ std::unique_ptr<PreparedKernel> make_kernel(const char* name, typename PreparedU
                                                   make_flash_struct(params, c_type, make_hint(context), describe(params)));
 }
 
+// A window pool over a chunk of output rows: kernel(input, output, params,
+// first_row), first_row the iteration's chunk begin.
+template <typename P>
+class PoolRowsKernel final : public PreparedKernel, public HoldsFlashConstant {
+ public:
+  using Function = void (*)(const tf_view*, const tf_view*, const P*, int32_t);
+  PoolRowsKernel(std::string name, Function function, FlashConstant<P> constant)
+      : name_(std::move(name)), function_(function), constant_(std::move(constant)) {}
+
+  std::string_view kernel_name() const override { return name_; }
+  std::span<const uint8_t> constant_bytes() const override { return constant_.bytes(); }
+  void run(const KernelViews& views) const override {
+    function_(&views.inputs[0], &views.outputs[0], constant_.pointer(), static_cast<int32_t>(views.chunk.begin));
+  }
+  Status emit(CallEmitter& emitter) const override {
+    const std::string constant = constant_.emit(emitter);
+    emitter.call(kHeader, name_, {emitter.input_view(0), emitter.output_view(0), constant, emitter.chunk_begin()});
+    return {};
+  }
+
+ private:
+  std::string name_;
+  Function function_;
+  FlashConstant<P> constant_;
+};
+
+// The call computes a chunk of output rows (kChunk, output chunk axis 1).
+bool is_row_chunk(const KernelCallContext& context) {
+  return context.call.mode == plan::CallMode::kChunk && context.call.outputs.size() == 1 &&
+         context.call.outputs[0].rank() == 4 && context.call.outputs[0].chunk_axis == 1;
+}
+
+// The whole-call kernel, or its rows variant for a row chunk.
+template <typename P>
+std::unique_ptr<PreparedKernel> make_window_kernel(const std::string& name,
+                                                   typename PreparedUnaryKernel<P>::Function whole,
+                                                   typename PoolRowsKernel<P>::Function rows, const P& params,
+                                                   const char* c_type, const KernelCallContext& context) {
+  if (!is_row_chunk(context)) return make_kernel(name.c_str(), whole, params, c_type, context);
+  return std::make_unique<PoolRowsKernel<P>>(name + "_rows", rows,
+                                             make_flash_struct(params, c_type, make_hint(context), describe(params)));
+}
+
 Result<std::unique_ptr<PreparedKernel>> prepare_window_pool(const KernelCallContext& context) {
   const ir::Node& node = context.node();
   const auto& a = node.attr<ir::PoolAttrs>();
@@ -100,8 +144,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_window_pool(const KernelCallCont
     const tf_f32_pool_params params{i32(a.kernel_h),  i32(a.kernel_w),          i32(a.stride_h),
                                     i32(a.stride_w),  i32(a.pad.top),           i32(a.pad.left),
                                     a.count_include_pad ? 1 : 0, node.activation.min, node.activation.max};
-    if (is_max) return make_kernel("tf_f32_maxpool_direct", tf_f32_maxpool_direct, params, "tf_f32_pool_params", context);
-    return make_kernel("tf_f32_avgpool_direct", tf_f32_avgpool_direct, params, "tf_f32_pool_params", context);
+    const char* type = "tf_f32_pool_params";
+    if (is_max) {
+      return make_window_kernel("tf_f32_maxpool_direct", tf_f32_maxpool_direct, tf_f32_maxpool_direct_rows, params,
+                                type, context);
+    }
+    return make_window_kernel("tf_f32_avgpool_direct", tf_f32_avgpool_direct, tf_f32_avgpool_direct_rows, params, type,
+                              context);
   }
   const reference::KernelArgs args = describe_args(context);
   TINYFIT_ASSIGN_OR_RETURN(reference::TensorQuant qx, reference::get_tensor_quant(args, args.input_tensor(0)));
@@ -116,11 +165,19 @@ Result<std::unique_ptr<PreparedKernel>> prepare_window_pool(const KernelCallCont
                                         range.min, range.max};
   const char* type = "tf_quantized_pool_params";
   if (dtype == ir::DType::kI8) {
-    if (is_max) return make_kernel("tf_qs8_maxpool_direct", tf_qs8_maxpool_direct, params, type, context);
-    return make_kernel("tf_qs8_avgpool_direct", tf_qs8_avgpool_direct, params, type, context);
+    if (is_max) {
+      return make_window_kernel("tf_qs8_maxpool_direct", tf_qs8_maxpool_direct, tf_qs8_maxpool_direct_rows, params,
+                                type, context);
+    }
+    return make_window_kernel("tf_qs8_avgpool_direct", tf_qs8_avgpool_direct, tf_qs8_avgpool_direct_rows, params,
+                              type, context);
   }
-  if (is_max) return make_kernel("tf_qu8_maxpool_direct", tf_qu8_maxpool_direct, params, type, context);
-  return make_kernel("tf_qu8_avgpool_direct", tf_qu8_avgpool_direct, params, type, context);
+  if (is_max) {
+    return make_window_kernel("tf_qu8_maxpool_direct", tf_qu8_maxpool_direct, tf_qu8_maxpool_direct_rows, params, type,
+                              context);
+  }
+  return make_window_kernel("tf_qu8_avgpool_direct", tf_qu8_avgpool_direct, tf_qu8_avgpool_direct_rows, params, type,
+                            context);
 }
 
 Result<std::unique_ptr<PreparedKernel>> prepare_mean(const KernelCallContext& context) {
@@ -172,6 +229,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_pool_kernel(const KernelCallCont
     return fail_no_kernel(context, "a pooling operator");
   }
   TINYFIT_RETURN_IF_ERROR(check_dtypes(context));
+  if (is_row_chunk(context)) {
+    const plan::KernelCall& call = context.call;
+    if (context.node().op == ir::OpType::kMean || call.inputs.size() != 1 || call.inputs[0].chunk_axis >= 0 ||
+        call.inputs[0].buffer == call.outputs[0].buffer) {
+      return fail_no_kernel(context, "a chunk of output rows other than a window pool's from its whole input");
+    }
+  }
   if (context.node().op == ir::OpType::kMean) return prepare_mean(context);
   return prepare_window_pool(context);
 }

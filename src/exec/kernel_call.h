@@ -33,9 +33,10 @@ struct KernelViews {
   std::span<const tf_view> outputs;
   uint8_t* workspace = nullptr;       // the call's workspace buffer, or nullptr
   int64_t workspace_bytes = 0;
-  // Inside a loop: the channels [begin, end) this iteration covers of the
-  // loop's extent (kChunk: output channels; kAccumulate: input channels of
-  // the node). Outside a loop: {0, 0}.
+  // Inside a loop: the range [begin, end) this iteration covers of the
+  // loop's extent, along the chunked axis (kChunk: of the output view,
+  // channels, or rows when the output view's chunk_axis is 1; kAccumulate:
+  // input channels of the node). Outside a loop: {0, 0}.
   ir::Range chunk;
   bool first_iteration = true;        // kAccumulate starts from zero
 };

@@ -19,6 +19,22 @@ std::string describe_call(const ir::Graph& graph, const KernelCall& call) {
          std::string(call_mode_name(call.mode)) + ")";
 }
 
+// A kChunk call over output rows: its output view is NHWC, chunked on axis 1.
+bool is_row_chunk(const KernelCall& call) {
+  return call.mode == CallMode::kChunk && !call.outputs.empty() && call.outputs[0].rank() == 4 &&
+         call.outputs[0].chunk_axis == 1;
+}
+
+// The node's output rows map to input rows through a window (Conv2D,
+// DepthwiseConv2D, pools): a chunk of output rows reads a range of input rows.
+bool maps_rows_by_window(const ir::Graph& graph, const ir::Node& node) {
+  const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
+  for (const ir::AxisLink& link : map.links) {
+    if (link.output_axis == 1 && link.role == ir::AxisRole::kWindow) return true;
+  }
+  return false;
+}
+
 Status check_call_structure(const ir::Graph& graph, const Plan& plan, const KernelCall& call,
                             bool in_loop) {
   auto check_buffer = [&](BufferId b) -> Status {
@@ -52,7 +68,7 @@ Status check_call_structure(const ir::Graph& graph, const Plan& plan, const Kern
   }
   const ir::Node& node = graph.nodes[static_cast<size_t>(call.node)];
   const ir::OpKind kind = ir::op_decl(node.op).kind(graph, node);
-  const bool chunk_ok = kind != ir::OpKind::kOther;
+  const bool chunk_ok = is_row_chunk(call) ? maps_rows_by_window(graph, node) : kind != ir::OpKind::kOther;
   const bool accumulate_ok = kind == ir::OpKind::kAggregating;
   if ((call.mode == CallMode::kChunk && !chunk_ok) ||
       ((call.mode == CallMode::kAccumulate || call.mode == CallMode::kFinalize) && !accumulate_ok)) {

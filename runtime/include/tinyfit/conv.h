@@ -68,6 +68,17 @@ void tf_qu8_conv2d_direct(const tf_view* input, const tf_view* output, const tf_
 void tf_f32_conv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                           int32_t out_begin, int32_t out_end);
 
+/* Conv2D, all output channels, output rows [first_row, first_row +
+ * output->shape[1]) of the node: the output view's row 0 is the node's row
+ * first_row; the input view is the whole input (rows outside it are padding,
+ * as for the whole call). */
+void tf_qs8_conv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               int32_t first_row);
+void tf_qu8_conv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               int32_t first_row);
+void tf_f32_conv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               int32_t first_row);
+
 /* Conv2D (groups == 1), the contribution of input channels starting at
  * in_begin added to `accumulator` (int32_t, int16_t or int8_t elements for
  * accumulator_bits 32, 16, 8; always float for f32, whatever the bits); the
@@ -90,6 +101,15 @@ void tf_qu8_dwconv2d_direct(const tf_view* input, const tf_view* output, const t
                             int32_t out_begin, int32_t out_end, int32_t in_begin);
 void tf_f32_dwconv2d_direct(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                             int32_t out_begin, int32_t out_end, int32_t in_begin);
+
+/* DepthwiseConv2D, all channels, output rows [first_row, first_row +
+ * output->shape[1]) of the node from the whole input (as conv2d_direct_rows). */
+void tf_qs8_dwconv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 int32_t first_row);
+void tf_qu8_dwconv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 int32_t first_row);
+void tf_f32_dwconv2d_direct_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 int32_t first_row);
 
 /* DepthwiseConv2D (batch 1, multiplier 1, whole) written over its own input
  * (the output view shares the input's bytes, row r of Wo * C elements at

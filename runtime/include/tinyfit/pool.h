@@ -47,6 +47,22 @@ void tf_qs8_avgpool_direct(const tf_view* input, const tf_view* output, const tf
 void tf_qu8_avgpool_direct(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params);
 void tf_f32_avgpool_direct(const tf_view* input, const tf_view* output, const tf_f32_pool_params* params);
 
+/* Output rows [first_row, first_row + output->shape[1]) of the node: the
+ * output view's row 0 is the node's row first_row; the input view is the
+ * whole input (rows outside it are padding, as for the whole call). */
+void tf_qs8_maxpool_direct_rows(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params,
+                                int32_t first_row);
+void tf_qu8_maxpool_direct_rows(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params,
+                                int32_t first_row);
+void tf_f32_maxpool_direct_rows(const tf_view* input, const tf_view* output, const tf_f32_pool_params* params,
+                                int32_t first_row);
+void tf_qs8_avgpool_direct_rows(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params,
+                                int32_t first_row);
+void tf_qu8_avgpool_direct_rows(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params,
+                                int32_t first_row);
+void tf_f32_avgpool_direct_rows(const tf_view* input, const tf_view* output, const tf_f32_pool_params* params,
+                                int32_t first_row);
+
 /* Mean over the input view's axes whose bit is set in reduce_mask (bit d:
  * axis d of the rank-4 view). The output view has the input's axes with
  * extent 1 where reduced (keep_dims), or only the kept axes, right-aligned.

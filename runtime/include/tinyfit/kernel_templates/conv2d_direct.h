@@ -1,6 +1,6 @@
 /* Conv2D from the parameters' window (conv_core.h). The including file
- * defines TF_CONV_DIRECT and TF_CONV_ACCUMULATE, the names of the two
- * functions, after its element arithmetic. */
+ * defines TF_CONV_DIRECT, TF_CONV_DIRECT_ROWS or TF_CONV_ACCUMULATE, the name
+ * of the function it implements, after its element arithmetic. */
 #include "tinyfit/kernel_templates/conv_core.h"
 
 static inline conv_window conv2d_window(const tf_conv_params* p) {
@@ -23,6 +23,18 @@ void TF_CONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_p
                     int32_t out_begin, int32_t out_end) {
   const conv_window win = conv2d_window(params);
   conv_run_core(input, output, params, &win, out_begin, out_end, 0, 0, 32, 1);
+}
+#endif
+
+#ifdef TF_CONV_DIRECT_ROWS
+/* Rows from first_row: the window's top padding shifted by first_row
+ * strides (negative once the rows start below the padding), so that row oy
+ * of the output view reads the input rows of the node's row first_row + oy. */
+void TF_CONV_DIRECT_ROWS(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                         int32_t first_row) {
+  conv_window win = conv2d_window(params);
+  win.pad_top = params->pad_top - first_row * params->stride_h;
+  conv_run_core(input, output, params, &win, 0, params->out_channels, 0, 0, 32, 1);
 }
 #endif
 

@@ -1,6 +1,6 @@
 /* DepthwiseConv2D, direct, over the element arithmetic of conv_quantized_arithmetic.h
  * or conv_float_arithmetic.h (included first; the including file then defines
- * TF_DWCONV_DIRECT or TF_DWCONV_INPLACE). Output channel oc reads input
+ * TF_DWCONV_DIRECT, TF_DWCONV_DIRECT_ROWS or TF_DWCONV_INPLACE). Output channel oc reads input
  * channel oc / depth_multiplier; weights w[KH][KW][Cout]. */
 #include <stddef.h>
 #include "tinyfit/kernel_templates/conv_taps.h"
@@ -79,6 +79,13 @@ static void dwconv_rows(const tf_view* input, const tf_view* output, const tf_co
 void TF_DWCONV_DIRECT(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                       int32_t out_begin, int32_t out_end, int32_t in_begin) {
   dwconv_rows(input, output, params, out_begin, out_end, in_begin, 0);
+}
+#endif
+
+#ifdef TF_DWCONV_DIRECT_ROWS
+void TF_DWCONV_DIRECT_ROWS(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                           int32_t first_row) {
+  dwconv_rows(input, output, params, 0, params->out_channels, 0, first_row);
 }
 #endif
 

@@ -2,7 +2,8 @@
  * in-bounds taps of its window, rows outer and cols inner (the reference's
  * order, so float sums agree), into an accumulator, then finish it. A kernel
  * file (runtime/kernels/<kernel>.c) defines
- *   TF_KERNEL                   the function name (declared in tinyfit/pool.h)
+ *   TF_KERNEL or TF_KERNEL_ROWS the function name (declared in tinyfit/pool.h):
+ *                               the whole call, or output rows from first_row
  *   TF_IN_T, TF_OUT_T           element types
  *   TF_PARAMS_T                 the parameter struct (window fields first)
  *   TF_ACC_T, TF_ACC_INIT       the accumulator type and its start value
@@ -11,7 +12,9 @@
  *                               the number of in-bounds taps
  * and then includes this file once (no include guard, on purpose). */
 
-void TF_KERNEL(const tf_view* input, const tf_view* output, const TF_PARAMS_T* params) {
+/* Output rows [first_row, first_row + output->shape[1]) of the node into
+ * `output` (its row 0 is the node's row first_row), from the whole input. */
+static void pool_rows(const tf_view* input, const tf_view* output, const TF_PARAMS_T* params, int32_t first_row) {
   const TF_IN_T* x_data = (const TF_IN_T*)input->data;
   TF_OUT_T* y_data = (TF_OUT_T*)output->data;
   const int32_t in_rows = input->shape[1];
@@ -19,7 +22,7 @@ void TF_KERNEL(const tf_view* input, const tf_view* output, const TF_PARAMS_T* p
   int32_t n, oy, ox, c, ky, kx;
   for (n = 0; n < output->shape[0]; ++n) {
     for (oy = 0; oy < output->shape[1]; ++oy) {
-      const int32_t row0 = oy * params->stride_h - params->pad_top;
+      const int32_t row0 = (first_row + oy) * params->stride_h - params->pad_top;
       const int32_t ky_begin = row0 < 0 ? -row0 : 0;
       const int32_t ky_end = in_rows - row0 < params->kernel_h ? in_rows - row0 : params->kernel_h;
       for (ox = 0; ox < output->shape[2]; ++ox) {
@@ -48,3 +51,15 @@ void TF_KERNEL(const tf_view* input, const tf_view* output, const TF_PARAMS_T* p
     }
   }
 }
+
+#ifdef TF_KERNEL
+void TF_KERNEL(const tf_view* input, const tf_view* output, const TF_PARAMS_T* params) {
+  pool_rows(input, output, params, 0);
+}
+#endif
+
+#ifdef TF_KERNEL_ROWS
+void TF_KERNEL_ROWS(const tf_view* input, const tf_view* output, const TF_PARAMS_T* params, int32_t first_row) {
+  pool_rows(input, output, params, first_row);
+}
+#endif

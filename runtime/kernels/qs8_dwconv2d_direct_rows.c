@@ -1,0 +1,7 @@
+/* tf_qs8_dwconv2d_direct_rows: int8 DepthwiseConv2D, a range of output rows (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_CONV_ELEMENT int8_t
+#include "tinyfit/kernel_templates/conv_quantized_arithmetic.h"
+#define TF_DWCONV_DIRECT_ROWS tf_qs8_dwconv2d_direct_rows
+#include "tinyfit/kernel_templates/dwconv2d_direct.h"
