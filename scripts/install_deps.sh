@@ -12,6 +12,7 @@ packages=(
   coinor-libcbc-dev
   python3-onnx python3-numpy
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  valgrind  # host instruction counts of emitted C (bench/mcu_latency)
 )
 
 sudo_cmd=()
