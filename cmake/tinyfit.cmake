@@ -47,4 +47,6 @@ function(tinyfit_test name)
       TINYFIT_PYTHON="${Python3_EXECUTABLE}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABEL}")
+  # Per label, for targets that build one suite only (sanitizer_suite).
+  set_property(GLOBAL APPEND PROPERTY TINYFIT_TEST_TARGETS_${ARG_LABEL} ${name})
 endfunction()
