@@ -3,31 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "exec/golden_inputs.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
 
 namespace tinyfit::driver {
-namespace {
-
-double read_element(const exec::TensorData& data, size_t i) {
-  switch (data.dtype) {
-    case ir::DType::kF32: return data.values<float>()[i];
-    case ir::DType::kI8: return data.values<int8_t>()[i];
-    case ir::DType::kU8: return data.values<uint8_t>()[i];
-    case ir::DType::kI16: return data.values<int16_t>()[i];
-    case ir::DType::kI32: return data.values<int32_t>()[i];
-    case ir::DType::kI64: return static_cast<double>(data.values<int64_t>()[i]);
-    case ir::DType::kBool: return data.values<uint8_t>()[i];
-  }
-  TINYFIT_CHECK(false) << "unknown dtype " << static_cast<int>(data.dtype);
-  return 0;
-}
-
-bool has_golden_generator(ir::DType dtype) {
-  return dtype == ir::DType::kF32 || dtype == ir::DType::kI8 || dtype == ir::DType::kU8 || dtype == ir::DType::kI16;
-}
-
-}  // namespace
 
 OutputComparison compare_outputs(const exec::TensorData& actual, const exec::TensorData& expected) {
   TINYFIT_CHECK(actual.dtype == expected.dtype && actual.shape == expected.shape)
@@ -35,8 +15,8 @@ OutputComparison compare_outputs(const exec::TensorData& actual, const exec::Ten
   OutputComparison result;
   const auto n = static_cast<size_t>(actual.num_elements());
   for (size_t i = 0; i < n; ++i) {
-    const double a = read_element(actual, i);
-    const double e = read_element(expected, i);
+    const double a = exec::read_element_as_double(actual, i);
+    const double e = exec::read_element_as_double(expected, i);
     const double error = std::abs(a - e);
     const bool ok = actual.dtype == ir::DType::kF32 ? error <= kF32AbsTolerance + kF32RelTolerance * std::abs(e)
                                                     : a == e;
@@ -51,15 +31,13 @@ OutputComparison compare_outputs(const exec::TensorData& actual, const exec::Ten
 }
 
 Result<Verification> verify_by_execution(const ir::Graph& graph, const plan::Plan& plan, uint32_t seed, bool exact) {
-  std::vector<exec::TensorData> inputs;
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const ir::Tensor& tensor = graph.tensor(graph.inputs[i]);
-    if (!has_golden_generator(tensor.dtype)) {
-      return fail("input '" + tensor.name + "' is " + std::string(ir::dtype_name(tensor.dtype)) +
-                  ": no deterministic input for this dtype to check the plan with (use --no-verify)");
-    }
-    inputs.push_back(exec::make_golden_input(tensor.dtype, tensor.shape, seed + static_cast<uint32_t>(i)));
+  Result<std::vector<exec::TensorData>> golden = exec::make_golden_inputs(graph, seed);
+  if (!golden) {
+    Diag diag = golden.error();
+    diag.message += " to check the plan with (use --no-verify)";
+    return tl::unexpected<Diag>(std::move(diag));
   }
+  const std::vector<exec::TensorData>& inputs = *golden;
   TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual, exec::execute_plan(graph, plan, inputs));
   TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> expected, exec::run_reference(graph, inputs));
   TINYFIT_CHECK(actual.size() == expected.size() && actual.size() == graph.outputs.size())
@@ -74,9 +52,9 @@ Result<Verification> verify_by_execution(const ir::Graph& graph, const plan::Pla
     if (c.matches) continue;
     const std::string where = "output '" + graph.tensor(graph.outputs[o]).name + "' element " +
                               std::to_string(c.first_mismatch) + ": plan " +
-                              std::to_string(read_element(actual[o], static_cast<size_t>(c.first_mismatch))) +
+                              std::to_string(exec::read_element_as_double(actual[o], static_cast<size_t>(c.first_mismatch))) +
                               ", reference " +
-                              std::to_string(read_element(expected[o], static_cast<size_t>(c.first_mismatch)));
+                              std::to_string(exec::read_element_as_double(expected[o], static_cast<size_t>(c.first_mismatch)));
     // An exact plan that computes something else is our bug, never the user's.
     TINYFIT_CHECK(!exact) << "the plan differs from the reference interpreter: " << where;
     if (v.verified) v.note = "reduced-precision accumulators: " + where;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "exec/golden_inputs.h"
 #include "exec/npy.h"
 #include "exec/reference_interpreter.h"
 #include "model_option.h"
@@ -41,11 +42,6 @@ std::string describe_type(ir::DType dtype, const ir::Shape& shape) {
   return std::string(ir::dtype_name(dtype)) + " " + ir::format_shape(shape);
 }
 
-bool has_golden_generator(ir::DType dtype) {
-  return dtype == ir::DType::kF32 || dtype == ir::DType::kI8 || dtype == ir::DType::kU8 ||
-         dtype == ir::DType::kI16;
-}
-
 // One value per graph input, in order: from --input files when given (checked
 // against the model), otherwise the golden generator.
 Result<std::vector<exec::TensorData>> prepare_inputs(const ir::Graph& graph,
@@ -55,19 +51,18 @@ Result<std::vector<exec::TensorData>> prepare_inputs(const ir::Graph& graph,
                     std::to_string(options.input_paths.size()) + " --input file(s)",
                 ExitCode::kBadCommandLine);
   }
+  if (options.input_paths.empty()) {
+    Result<std::vector<exec::TensorData>> golden = exec::make_golden_inputs(graph, options.seed);
+    if (!golden) {
+      Diag diag = golden.error();
+      diag.message += ", give one with --input";
+      return tl::unexpected<Diag>(std::move(diag));
+    }
+    return golden;
+  }
   std::vector<exec::TensorData> inputs;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const ir::Tensor& tensor = graph.tensor(graph.inputs[i]);
-    if (options.input_paths.empty()) {
-      if (!has_golden_generator(tensor.dtype)) {
-        return fail("input '" + tensor.name + "' is " + std::string(ir::dtype_name(tensor.dtype)) +
-                    ": no deterministic input for this dtype, give one with --input");
-      }
-      // Several inputs get distinct streams; input 0 matches the golden files.
-      inputs.push_back(exec::make_golden_input(tensor.dtype, tensor.shape,
-                                               options.seed + static_cast<uint32_t>(i)));
-      continue;
-    }
     const std::string& path = options.input_paths[i];
     TINYFIT_ASSIGN_OR_RETURN(exec::TensorData data, exec::read_npy(path));
     if (data.dtype != tensor.dtype || data.shape != tensor.shape) {
@@ -78,20 +73,6 @@ Result<std::vector<exec::TensorData>> prepare_inputs(const ir::Graph& graph,
     inputs.push_back(std::move(data));
   }
   return inputs;
-}
-
-double read_element(const exec::TensorData& data, size_t i) {
-  switch (data.dtype) {
-    case ir::DType::kF32: return data.values<float>()[i];
-    case ir::DType::kI8: return data.values<int8_t>()[i];
-    case ir::DType::kU8: return data.values<uint8_t>()[i];
-    case ir::DType::kI16: return data.values<int16_t>()[i];
-    case ir::DType::kI32: return data.values<int32_t>()[i];
-    case ir::DType::kI64: return static_cast<double>(data.values<int64_t>()[i]);
-    case ir::DType::kBool: return data.values<uint8_t>()[i];
-  }
-  TINYFIT_CHECK(false) << "unknown dtype " << static_cast<int>(data.dtype);
-  return 0;
 }
 
 struct TopEntry {
@@ -107,12 +88,12 @@ std::vector<TopEntry> find_top_values(const exec::TensorData& data) {
   const size_t top = std::min(kTopCount, count);
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](size_t a, size_t b) {
-                      const double va = read_element(data, a);
-                      const double vb = read_element(data, b);
+                      const double va = exec::read_element_as_double(data, a);
+                      const double vb = exec::read_element_as_double(data, b);
                       return va != vb ? va > vb : a < b;
                     });
   std::vector<TopEntry> entries;
-  for (size_t k = 0; k < top; ++k) entries.push_back({order[k], read_element(data, order[k])});
+  for (size_t k = 0; k < top; ++k) entries.push_back({order[k], exec::read_element_as_double(data, order[k])});
   return entries;
 }
 
