@@ -2,6 +2,9 @@
 // the canonical int8 graph the optimisers see, and the paper numbers that
 // depend on it. The zoo needs no model file, so these run everywhere.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -10,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "exec/npy.h"
 #include "exec/reference_interpreter.h"
 #include "import/import_model.h"
 #include "zoo/zoo.h"
@@ -243,6 +247,40 @@ TEST(ZooImport, Int8OutputsTrackTheirFloat32Twins) {
     for (const float value : quantized) saturated += std::fabs(value) >= 8.0f ? 1 : 0;
     EXPECT_EQ(saturated, 0);
   }
+}
+
+// BERT-Tiny in float32, 16 tokens, through tinyfit (ONNX import, the Gelu
+// fusion, the reference kernels) against numpy evaluating the same ONNX file
+// op by op in float64 (tests/oracles/onnx_float_graph.py): an end-to-end
+// check independent of the importer. The output is layer-normalised (unit
+// variance), so 1e-5 is about a hundred float32 roundings of it.
+TEST(ZooImport, BertTinyFloat32EqualsANumpyEvaluationOfItsOnnxFile) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "bert_tiny_numpy";
+  std::filesystem::create_directories(dir);
+  const std::string onnx_path = (dir / "model.onnx").string();
+  auto model = zoo::build_zoo_model("bert-tiny-16-f32");
+  ASSERT_TRUE(model) << model.error().format();
+  std::ofstream(onnx_path, std::ios::binary) << model->SerializeAsString();
+  const ir::Graph graph = import_or_fail("zoo:bert-tiny-16-f32");
+  // Inputs uniform in [-2, 2) from a fixed linear congruential sequence.
+  exec::TensorData input = exec::TensorData::zeros(DType::kF32, {1, 16, 128});
+  uint32_t state = 2024;
+  for (float& v : input.mutable_values<float>()) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 4.0f - 2.0f;
+  }
+  ASSERT_TRUE(exec::write_npy((dir / "input.npy").string(), input));
+  const std::string command = std::string(TINYFIT_PYTHON) + " " + TINYFIT_SOURCE_DIR +
+                              "/tests/oracles/onnx_float_graph.py " + onnx_path + " " + (dir / "input.npy").string() +
+                              " " + (dir / "expected.npy").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto expected = exec::read_npy((dir / "expected.npy").string());
+  const auto actual = exec::run_reference(graph, {input});
+  ASSERT_TRUE(expected && actual);
+  const auto e = expected->values<float>();
+  const auto a = actual->at(0).values<float>();
+  ASSERT_EQ(a.size(), e.size());
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], e[i], 1e-5) << "element " << i;
 }
 
 }  // namespace
