@@ -5,10 +5,7 @@
 #include "schedule/sequential_cuts.h"
 
 namespace tinyfit::partition {
-namespace {
 
-// Per position p of the given order, how many buffers cross it: produced at or
-// before p (model inputs: before 0) and read after p or kept as model outputs.
 std::vector<int> count_crossing_buffers(const analysis::BufferGraph& bg) {
   const int n = static_cast<int>(bg.operators.size());
   std::vector<int> delta(static_cast<size_t>(n) + 1, 0);  // difference array over positions
@@ -27,8 +24,6 @@ std::vector<int> count_crossing_buffers(const analysis::BufferGraph& bg) {
   }
   return crossing;
 }
-
-}  // namespace
 
 std::vector<Cell> find_cells(const analysis::BufferGraph& bg) {
   const schedule::SequentialSegments segs = schedule::split_at_sequential_cuts(bg, false);

@@ -30,6 +30,11 @@ struct Cell {
   std::vector<int> operators;  // BufferGraph operator indices, ascending (given order)
 };
 
+// Per position p of the given order, how many buffers cross it: made at or
+// before p (model inputs: before 0) and read after p or kept as model
+// outputs. O(operators + buffers).
+std::vector<int> count_crossing_buffers(const analysis::BufferGraph& bg);
+
 // What: the cells of the graph, covering every operator once, in given order.
 // Requires: bg from build_buffer_graph (given order topological).
 // Guarantees: each cell is a contiguous range of the given order. O(operators +

@@ -1,0 +1,312 @@
+#include "partition/motes_search.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "partition/cells.h"
+#include "partition/contract_loops.h"
+#include "partition/scheme_candidates.h"
+
+namespace tinyfit::partition {
+namespace {
+
+struct State {
+  std::vector<PartitionScheme> schemes;  // by first operator
+  int64_t peak = 0;
+  double latency = 0;
+  // The peak over the steps that run an operator of the cell being searched:
+  // breaks ties of `peak` while the global peak sits elsewhere, so that a
+  // cell's best partition is kept for when the peak comes back to it.
+  int64_t cell_peak = 0;
+};
+
+using SchemeKey = std::tuple<int, int, int64_t>;  // first operator, last operator, tile
+
+SchemeKey key_of(const PartitionScheme& s) { return {s.operators.front(), s.operators.back(), s.tile}; }
+
+std::vector<SchemeKey> key_of(const State& state) {
+  std::vector<SchemeKey> keys;
+  for (const PartitionScheme& s : state.schemes) keys.push_back(key_of(s));
+  return keys;
+}
+
+// What a scheme costs: found once per (stretch, tile).
+struct SchemeFacts {
+  PartitionScheme scheme;
+  int64_t internal_bytes = 0;
+  double latency_delta = 0;
+};
+
+// Scores states: schemes (cached), their contracted graph's peak under the
+// base order, their latency; and the bottleneck buffers of a state.
+class Scorer {
+ public:
+  Scorer(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& base_order,
+         const MotesSearchOptions& options)
+      : graph_(graph), bg_(bg), base_order_(base_order), options_(options), acg_(build_acg(graph)) {}
+
+  // The schemes GenSchemes makes of a stretch (one per tile); empty when the
+  // stretch is no valid row scheme or a kernel cannot run by rows.
+  const std::vector<const SchemeFacts*>& generate(const Stretch& stretch) {
+    auto [it, added] = generated_.try_emplace({stretch.first, stretch.last});
+    if (!added) return it->second;
+    for (int op : stretch.operators()) {
+      const ir::Node& node = graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(op)].node)];
+      if (!options_.runs_by_rows(node)) return it->second;
+    }
+    Result<PartitionScheme> whole =
+        make_partition_scheme(graph_, bg_, acg_, stretch.operators(), PartitionAxis::kRows, 1);
+    if (!whole) return it->second;
+    for (int64_t tile : list_tiles(whole->extent, options_.max_tiles)) {
+      PartitionScheme scheme = *whole;
+      scheme.tile = tile;
+      Result<RowGeometry> geometry = compute_row_geometry(graph_, bg_, scheme);
+      if (!geometry) continue;
+      const double delta = options_.scheme_latency_delta(scheme, *geometry);
+      auto [facts, inserted] =
+          facts_.try_emplace(key_of(scheme), SchemeFacts{scheme, geometry->internal_bytes(), delta});
+      it->second.push_back(&facts->second);
+    }
+    return it->second;
+  }
+
+  // Scores `state`; `cell` (operators) is the cell being searched, or empty.
+  void score(State& state, const std::vector<int>& cell) {
+    ++scored_;
+    const Evaluation e = evaluate(state);
+    state.peak = e.profile.peak_bytes;
+    state.latency = options_.ordinary_latency;
+    for (const PartitionScheme& s : state.schemes) state.latency += facts_.at(key_of(s)).latency_delta;
+    std::vector<size_t> step_of(e.order.size());
+    for (size_t step = 0; step < e.order.size(); ++step) step_of[static_cast<size_t>(e.order[step])] = step;
+    state.cell_peak = 0;
+    for (int op : cell) {
+      const size_t step = step_of[static_cast<size_t>(e.cg.operator_of[static_cast<size_t>(op)])];
+      state.cell_peak = std::max(state.cell_peak, e.profile.steps[step].execution_bytes);
+    }
+  }
+
+  // The buffers live at the state's peak (MOTES V_mb), as buffers of bg; a
+  // loop at the peak adds the buffers it keeps inside.
+  std::vector<int> find_bottlenecks(const State& state) const {
+    const Evaluation e = evaluate(state);
+    std::vector<int> original_of(e.cg.graph.buffers.size(), -1);
+    for (size_t b = 0; b < bg_.buffers.size(); ++b) {
+      if (e.cg.buffer_of[b] >= 0) original_of[static_cast<size_t>(e.cg.buffer_of[b])] = static_cast<int>(b);
+    }
+    std::set<int> bottlenecks;
+    for (size_t step = 0; step < e.profile.steps.size(); ++step) {
+      if (e.profile.steps[step].execution_bytes != e.profile.peak_bytes) continue;
+      for (int b : analysis::live_buffers_at(e.profile, e.cg.graph, static_cast<int>(step))) {
+        bottlenecks.insert(original_of[static_cast<size_t>(b)]);
+      }
+      const int loop = e.cg.loop_of[static_cast<size_t>(e.order[step])];
+      if (loop < 0) continue;
+      for (int op : state.schemes[static_cast<size_t>(loop)].operators) {
+        for (int b : bg_.operators[static_cast<size_t>(op)].outputs) bottlenecks.insert(b);
+      }
+    }
+    return {bottlenecks.begin(), bottlenecks.end()};
+  }
+
+  int64_t scored() const { return scored_; }
+
+ private:
+  struct Evaluation {
+    ContractedGraph cg;
+    analysis::Order order;
+    analysis::MemoryProfile profile;
+  };
+
+  Evaluation evaluate(const State& state) const {
+    std::vector<LoopSummary> loops;
+    for (const PartitionScheme& s : state.schemes) {
+      loops.push_back({s.operators, facts_.at(key_of(s)).internal_bytes, {}});
+    }
+    Evaluation e;
+    e.cg = contract_loops(bg_, loops);
+    e.order = contract_order(bg_, e.cg, base_order_);
+    e.profile = analysis::compute_memory_profile(e.cg.graph, e.order);
+    return e;
+  }
+
+  const ir::Graph& graph_;
+  const analysis::BufferGraph& bg_;
+  const analysis::Order& base_order_;
+  const MotesSearchOptions& options_;
+  const AxisConnectingGraph acg_;
+  std::map<std::pair<int, int>, std::vector<const SchemeFacts*>> generated_;
+  std::map<SchemeKey, SchemeFacts> facts_;
+  int64_t scored_ = 0;
+};
+
+// The stretches a state's schemes take when `stretch` joins it: alone when it
+// overlaps none of them, and merged with each neighbour it overlaps or
+// touches (and with all of them when there are several). Each result lists
+// the indices of the schemes it replaces.
+struct Variant {
+  Stretch stretch;
+  std::vector<size_t> replaced;
+};
+std::vector<Variant> list_variants(const State& state, const Stretch& stretch) {
+  std::vector<size_t> neighbours;
+  bool overlaps = false;
+  for (size_t i = 0; i < state.schemes.size(); ++i) {
+    const int first = state.schemes[i].operators.front();
+    const int last = state.schemes[i].operators.back();
+    const bool overlap = first <= stretch.last && stretch.first <= last;
+    overlaps = overlaps || overlap;
+    if (overlap || last + 1 == stretch.first || stretch.last + 1 == first) neighbours.push_back(i);
+  }
+  auto merge = [&](const std::vector<size_t>& with) {
+    Variant v{stretch, with};
+    for (size_t i : with) {
+      v.stretch.first = std::min(v.stretch.first, state.schemes[i].operators.front());
+      v.stretch.last = std::max(v.stretch.last, state.schemes[i].operators.back());
+    }
+    return v;
+  };
+  std::vector<Variant> variants;
+  if (!overlaps) variants.push_back({stretch, {}});
+  for (size_t i : neighbours) variants.push_back(merge({i}));
+  if (neighbours.size() > 1) variants.push_back(merge(neighbours));
+  // A merge that swallows a scheme it does not replace is no variant.
+  std::erase_if(variants, [&](const Variant& v) {
+    for (size_t i = 0; i < state.schemes.size(); ++i) {
+      const bool replaced = std::find(v.replaced.begin(), v.replaced.end(), i) != v.replaced.end();
+      const int first = state.schemes[i].operators.front();
+      const int last = state.schemes[i].operators.back();
+      if (!replaced && first <= v.stretch.last && v.stretch.first <= last) return true;
+    }
+    return false;
+  });
+  return variants;
+}
+
+}  // namespace
+
+MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                       const analysis::Order& base_order, const MotesSearchOptions& options) {
+  TINYFIT_CHECK(options.runs_by_rows && options.scheme_latency_delta) << "motes search without its callbacks";
+  TINYFIT_CHECK(options.beam_width >= 1) << "beam width " << options.beam_width;
+  Scorer scorer(graph, bg, base_order, options);
+  const double latency_limit = options.ordinary_latency * options.latency_budget;
+  // LessThen (Algorithm 1, line 4), ties of the peak broken by the searched
+  // cell's own peak.
+  auto less = [latency_limit](const State& a, const State& b) {
+    if (a.latency <= latency_limit && b.latency <= latency_limit) {
+      return std::tie(a.peak, a.cell_peak, a.latency) < std::tie(b.peak, b.cell_peak, b.latency);
+    }
+    return std::tie(a.latency, a.peak, a.cell_peak) < std::tie(b.latency, b.peak, b.cell_peak);
+  };
+  MotesSearchResult result;
+  State empty;
+  scorer.score(empty, {});
+  result.base_peak_bytes = empty.peak;
+  std::optional<State> fastest_fitting;
+  auto note_fit = [&](const State& s) {
+    if (!options.sram_bytes || s.peak > *options.sram_bytes) return;
+    if (!fastest_fitting || std::tie(s.latency, s.peak) < std::tie(fastest_fitting->latency, fastest_fitting->peak)) {
+      fastest_fitting = s;
+    }
+  };
+  note_fit(empty);
+
+  const std::vector<Cell> cells = find_cells(bg);
+  std::vector<int> cell_of_op(bg.operators.size(), -1);
+  for (size_t c = 0; c < cells.size(); ++c) {
+    for (int op : cells[c].operators) cell_of_op[static_cast<size_t>(op)] = static_cast<int>(c);
+  }
+  // MOTES visits each cell once (C_rest). A partition of one cell moves the
+  // peak to the loop's own inputs and outputs, which only a loop extended
+  // into the next cell removes, so tinyfit may come back to a cell: a cell is
+  // skipped only while the peak has not dropped since it was last searched,
+  // and the search ends when every cell holding a bottleneck is so.
+  std::vector<bool> tried(cells.size(), false);
+  const int max_iterations = 4 * static_cast<int>(cells.size());
+  std::vector<State> beam{empty};
+  int64_t best_peak = empty.peak;
+  while (!result.stopped_early && result.iterations < max_iterations) {
+    const State& best = *std::min_element(beam.begin(), beam.end(), less);
+    // Lines 6-8: the cell holding the most bottleneck bytes.
+    const std::vector<int> bottlenecks = scorer.find_bottlenecks(best);
+    std::vector<int64_t> bytes_in_cell(cells.size(), 0);
+    for (int b : bottlenecks) {
+      const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];
+      std::set<int> holders;
+      if (buffer.producer >= 0) holders.insert(cell_of_op[static_cast<size_t>(buffer.producer)]);
+      for (int reader : buffer.consumers) holders.insert(cell_of_op[static_cast<size_t>(reader)]);
+      for (int c : holders) bytes_in_cell[static_cast<size_t>(c)] += buffer.bytes;
+    }
+    int chosen = -1;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (tried[c] || bytes_in_cell[c] == 0) continue;
+      if (chosen < 0 || bytes_in_cell[c] > bytes_in_cell[static_cast<size_t>(chosen)]) chosen = static_cast<int>(c);
+    }
+    if (chosen < 0) break;
+    tried[static_cast<size_t>(chosen)] = true;
+    ++result.iterations;
+    const std::vector<int>& cell = cells[static_cast<size_t>(chosen)].operators;
+    for (State& s : beam) scorer.score(s, cell);
+
+    // Lines 9-16, one candidate sub-graph after another, by depth.
+    for (const Stretch& stretch : list_candidate_stretches(bg, cells[static_cast<size_t>(chosen)], bottlenecks,
+                                                           options.ends_per_side)) {
+      std::vector<State> next = beam;  // the dummy scheme: a state may leave this sub-graph whole
+      for (const State& state : beam) {
+        for (const Variant& variant : list_variants(state, stretch)) {
+          for (const SchemeFacts* facts : scorer.generate(variant.stretch)) {
+            State grown;
+            for (size_t i = 0; i < state.schemes.size(); ++i) {
+              if (std::find(variant.replaced.begin(), variant.replaced.end(), i) == variant.replaced.end()) {
+                grown.schemes.push_back(state.schemes[i]);
+              }
+            }
+            grown.schemes.push_back(facts->scheme);
+            std::sort(grown.schemes.begin(), grown.schemes.end(),
+                      [](const PartitionScheme& a, const PartitionScheme& b) {
+                        return a.operators.front() < b.operators.front();
+                      });
+            scorer.score(grown, cell);
+            note_fit(grown);
+            next.push_back(std::move(grown));
+          }
+        }
+        if (options.deadline.expired()) {
+          result.stopped_early = true;
+          break;
+        }
+      }
+      // Keep the beam_width smallest distinct states.
+      std::stable_sort(next.begin(), next.end(), less);
+      beam.clear();
+      std::set<std::vector<SchemeKey>> kept;
+      for (State& s : next) {
+        if (static_cast<int>(beam.size()) == options.beam_width) break;
+        if (kept.insert(key_of(s)).second) beam.push_back(std::move(s));
+      }
+      if (result.stopped_early) break;
+    }
+    const int64_t peak = std::min_element(beam.begin(), beam.end(), less)->peak;
+    if (peak < best_peak) {
+      best_peak = peak;
+      std::fill(tried.begin(), tried.end(), false);
+    }
+    if (options.progress) options.progress(static_cast<double>(result.iterations) / max_iterations);
+  }
+
+  const State& chosen = fastest_fitting ? *fastest_fitting : *std::min_element(beam.begin(), beam.end(), less);
+  result.schemes = chosen.schemes;
+  result.peak_bytes = chosen.peak;
+  result.latency = chosen.latency;
+  result.states_scored = scorer.scored();
+  result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
+                " states scored, " + std::to_string(result.schemes.size()) + " row loops" +
+                (result.stopped_early ? " (stopped by the time limit)" : "") +
+                (fastest_fitting ? "; the fastest state within the memory budget" : "");
+  return result;
+}
+
+}  // namespace tinyfit::partition

@@ -1,0 +1,92 @@
+// MOTES Algorithm 1 on a hand-built chain, with a latency stand-in the test
+// controls (a fixed price per extra kernel call), so each rule of the search
+// shows in its result.
+#include "partition/motes_search.h"
+
+#include <gtest/gtest.h>
+
+#include "support/test_graph.h"
+
+namespace tinyfit::partition {
+namespace {
+
+using ir::OpType;
+using testing::make_conv_attrs;
+using testing::TestGraph;
+
+// x 1x16x16x4 -> 3x3 convolutions to 16, 16 and 4 channels (f32): the
+// middle tensors are 16 KiB each, the ordinary peak is two of them.
+TestGraph make_chain() {
+  TestGraph g;
+  ir::TensorId t = g.input({1, 16, 16, 4});
+  for (int64_t channels : {16, 16, 4}) {
+    const int64_t in_channels = g.graph.tensor(t).shape[3];
+    t = g.node(OpType::kConv2D, {t, g.constant({channels, 3, 3, in_channels})}, make_conv_attrs(3, 1, 1));
+  }
+  g.output(t);
+  return g;
+}
+
+constexpr double kOrdinaryLatency = 1e6;  // any positive value: only ratios matter
+
+MotesSearchOptions make_options(double budget, double price_per_call) {
+  MotesSearchOptions options;
+  options.latency_budget = budget;
+  options.runs_by_rows = [](const ir::Node&) { return true; };
+  options.ordinary_latency = kOrdinaryLatency;
+  options.scheme_latency_delta = [price_per_call](const PartitionScheme& s, const RowGeometry& g) {
+    return price_per_call * static_cast<double>((g.iterations - 1) * static_cast<int64_t>(s.operators.size()) +
+                                                g.copy_calls);
+  };
+  return options;
+}
+
+MotesSearchResult search(const TestGraph& g, const MotesSearchOptions& options) {
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  return search_motes_schemes(g.graph, bg, analysis::given_order(bg), options);
+}
+
+TEST(MotesSearch, WithoutALatencyBudgetTheChainRunsByRows) {
+  const TestGraph g = make_chain();
+  const MotesSearchResult result = search(g, make_options(kNoLatencyBudget, 1.0));
+  EXPECT_EQ(result.base_peak_bytes, 2 * 16 * 16 * 16 * 4);  // both middle tensors while the second conv runs
+  ASSERT_FALSE(result.schemes.empty());
+  // The input and the output stay whole (4 KiB each); everything else is rows.
+  EXPECT_LT(result.peak_bytes, result.base_peak_bytes / 2);
+  for (const PartitionScheme& s : result.schemes) EXPECT_EQ(s.axis, PartitionAxis::kRows);
+}
+
+TEST(MotesSearch, NoStateBeyondTheLatencyBudgetIsChosen) {
+  // Every extra call costs 1% of ordinary: the cheapest loop (two
+  // operators, two parts) adds at least one call, so at delta 1.005 none fits.
+  const TestGraph g = make_chain();
+  const MotesSearchResult none = search(g, make_options(1.005, kOrdinaryLatency / 100));
+  EXPECT_TRUE(none.schemes.empty());
+  EXPECT_EQ(none.peak_bytes, none.base_peak_bytes);
+  // At delta 1.2, some loop fits, and the chosen state stays within it.
+  const MotesSearchResult some = search(g, make_options(1.2, kOrdinaryLatency / 100));
+  EXPECT_FALSE(some.schemes.empty());
+  EXPECT_LE(some.latency, 1.2 * kOrdinaryLatency);
+  EXPECT_LT(some.peak_bytes, some.base_peak_bytes);
+}
+
+TEST(MotesSearch, UnderAMemoryBudgetTheFastestStateThatFitsWins) {
+  const TestGraph g = make_chain();
+  const MotesSearchResult smallest = search(g, make_options(kNoLatencyBudget, 1.0));
+  MotesSearchOptions options = make_options(kNoLatencyBudget, 1.0);
+  options.sram_bytes = smallest.base_peak_bytes - 1;  // any loop fits: the one with the fewest calls wins
+  const MotesSearchResult fitting = search(g, options);
+  EXPECT_LE(fitting.peak_bytes, *options.sram_bytes);
+  EXPECT_LE(fitting.latency, smallest.latency);
+  EXPECT_GE(fitting.peak_bytes, smallest.peak_bytes);
+}
+
+TEST(MotesSearch, OperatorsTheRuntimeCannotRunByRowsStayWhole) {
+  const TestGraph g = make_chain();
+  MotesSearchOptions options = make_options(kNoLatencyBudget, 1.0);
+  options.runs_by_rows = [](const ir::Node&) { return false; };
+  EXPECT_TRUE(search(g, options).schemes.empty());
+}
+
+}  // namespace
+}  // namespace tinyfit::partition

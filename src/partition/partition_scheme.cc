@@ -1,0 +1,176 @@
+#include "partition/partition_scheme.h"
+
+#include <algorithm>
+
+namespace tinyfit::partition {
+namespace {
+
+// The axis of a tensor a scheme of `axis` walks: rows are axis 1 (NHWC rows,
+// the tokens of [batch, tokens, features]), channels the last axis.
+int find_walked_axis(const ir::Tensor& tensor, PartitionAxis axis) {
+  const int rank = static_cast<int>(tensor.shape.size());
+  if (axis == PartitionAxis::kRows) return rank >= 3 ? 1 : -1;
+  return rank >= 1 ? rank - 1 : -1;
+}
+
+bool has_vertex_in(const AxisConnectingGraph& acg, const std::vector<bool>& in_a, ir::TensorId tensor) {
+  for (int v : acg.vertex_of_axis[static_cast<size_t>(tensor)]) {
+    if (v >= 0 && in_a[static_cast<size_t>(v)]) return true;
+  }
+  return false;
+}
+
+bool has_reduce_in(const AxisConnectingGraph& acg, const std::vector<bool>& in_a, ir::NodeId node) {
+  const int reduce = acg.reduce_vertex_of_node[static_cast<size_t>(node)];
+  return reduce >= 0 && in_a[static_cast<size_t>(reduce)];
+}
+
+tl::unexpected<Diag> reject(const std::string& why) { return fail(why, ExitCode::kInternal); }
+
+}  // namespace
+
+std::string_view partition_axis_name(PartitionAxis axis) {
+  switch (axis) {
+    case PartitionAxis::kRows: return "rows";
+    case PartitionAxis::kChannels: return "channels";
+  }
+  return "?";
+}
+
+std::vector<bool> select_subgraph_vertices(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                           const AxisConnectingGraph& acg, const std::vector<int>& operators) {
+  std::vector<bool> in_subgraph(acg.vertices.size(), false);
+  std::vector<bool> touched_buffer(bg.buffers.size(), false);
+  for (int op : operators) {
+    const analysis::Operator& o = bg.operators[static_cast<size_t>(op)];
+    for (int b : o.inputs) touched_buffer[static_cast<size_t>(b)] = true;
+    for (int b : o.outputs) touched_buffer[static_cast<size_t>(b)] = true;
+    const int reduce = acg.reduce_vertex_of_node[static_cast<size_t>(o.node)];
+    if (reduce >= 0) in_subgraph[static_cast<size_t>(reduce)] = true;
+  }
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    const int b = bg.buffer_of_tensor[t];
+    if (b < 0 || !touched_buffer[static_cast<size_t>(b)]) continue;
+    for (int v : acg.vertex_of_axis[t]) {
+      if (v >= 0) in_subgraph[static_cast<size_t>(v)] = true;
+    }
+  }
+  return in_subgraph;
+}
+
+Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                              const AxisConnectingGraph& acg, std::vector<int> operators,
+                                              PartitionAxis axis, int64_t tile) {
+  TINYFIT_CHECK(!operators.empty() && tile >= 1) << "a scheme of no operators or tile " << tile;
+  std::sort(operators.begin(), operators.end());
+  operators.erase(std::unique(operators.begin(), operators.end()), operators.end());
+  std::vector<bool> node_in_s(graph.nodes.size(), false);
+  for (int op : operators) node_in_s[static_cast<size_t>(bg.operators[static_cast<size_t>(op)].node)] = true;
+
+  const ir::Node& first = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(operators.front())].node)];
+  const ir::Tensor& first_output = graph.tensor(first.outputs.front());
+  const int walked = find_walked_axis(first_output, axis);
+  const int seed = walked < 0 ? -1 : acg.vertex_of_axis[static_cast<size_t>(first.outputs.front())][static_cast<size_t>(walked)];
+  if (seed < 0) return reject("'" + first.name + "' has no " + std::string(partition_axis_name(axis)) + " to cut");
+
+  PartitionScheme scheme;
+  scheme.axis = axis;
+  scheme.operators = std::move(operators);
+  std::vector<bool> in_a(acg.vertices.size(), false);
+  for (const std::vector<int>& component :
+       find_acg_components(acg, select_subgraph_vertices(graph, bg, acg, scheme.operators))) {
+    if (!std::binary_search(component.begin(), component.end(), seed)) continue;
+    scheme.acg_vertices = component;
+    for (int v : component) in_a[static_cast<size_t>(v)] = true;
+  }
+
+  const std::vector<std::vector<ir::NodeId>> consumers = graph.compute_consumers();
+  const std::vector<ir::NodeId> producers = graph.compute_producers();
+  auto is_graph_output = [&graph](ir::TensorId t) {
+    return std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end();
+  };
+  for (int op : scheme.operators) {
+    const ir::Node& node = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(op)].node)];
+    for (ir::TensorId t : node.inputs) {
+      if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
+      const ir::NodeId producer = producers[static_cast<size_t>(t)];
+      if (producer >= 0 && node_in_s[static_cast<size_t>(producer)]) continue;
+      if (producer >= 0 && ir::op_decl(graph.nodes[static_cast<size_t>(producer)].op).is_alias) {
+        const int buffer = bg.buffer_of_tensor[static_cast<size_t>(t)];
+        const int maker = bg.buffers[static_cast<size_t>(buffer)].producer;
+        if (maker >= 0 && node_in_s[static_cast<size_t>(bg.operators[static_cast<size_t>(maker)].node)]) {
+          return reject("'" + node.name + "' reads an alias of a tensor made in the scheme");
+        }
+      }
+      if (has_vertex_in(acg, in_a, t)) scheme.split_inputs.push_back(t);
+    }
+    for (ir::TensorId t : node.outputs) {
+      const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(t)];
+      // Read after the scheme, kept as a model output, or read by nobody (a
+      // Split's unused part): the whole tensor is made.
+      const bool escapes = is_graph_output(t) || readers.empty() ||
+                           std::any_of(readers.begin(), readers.end(),
+                                       [&](ir::NodeId n) { return !node_in_s[static_cast<size_t>(n)]; });
+      if (escapes) scheme.outputs.push_back(t);
+    }
+  }
+  auto sort_unique = [](std::vector<ir::TensorId>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  sort_unique(scheme.split_inputs);
+  sort_unique(scheme.outputs);
+
+  // The extent the parts cut: rows of the last operator's output (the loop's
+  // sink: a row loop walks them, every other tensor's rows follow through
+  // the windows), channels of the first operator's output.
+  scheme.extent = acg.vertices[static_cast<size_t>(seed)].extent;
+  if (axis == PartitionAxis::kRows) {
+    const ir::Node& last = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(scheme.operators.back())].node)];
+    const ir::Tensor& sink = graph.tensor(last.outputs.front());
+    if (sink.shape.size() < 3) return reject("'" + last.name + "' makes a tensor without rows");
+    scheme.extent = sink.shape[1];
+  }
+  scheme.tile = std::min(tile, scheme.extent);
+  TINYFIT_RETURN_IF_ERROR(check_motes_conditions(graph, bg, acg, scheme));
+  return scheme;
+}
+
+Status check_motes_conditions(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                              const AxisConnectingGraph& acg, const PartitionScheme& scheme) {
+  std::vector<bool> in_a(acg.vertices.size(), false);
+  for (int v : scheme.acg_vertices) in_a[static_cast<size_t>(v)] = true;
+  auto is_output = [&scheme](ir::TensorId t) {
+    return std::binary_search(scheme.outputs.begin(), scheme.outputs.end(), t);
+  };
+  for (int op : scheme.operators) {
+    const ir::NodeId id = bg.operators[static_cast<size_t>(op)].node;
+    const ir::Node& node = graph.nodes[static_cast<size_t>(id)];
+    const bool reduced = has_reduce_in(acg, in_a, id);
+    for (ir::TensorId t : node.outputs) {
+      // (1): an output of S is partitioned (an axis in A) or reduced (v@0 in A).
+      if (is_output(t) && !has_vertex_in(acg, in_a, t) && !reduced) {
+        return reject("output '" + graph.tensor(t).name + "' is neither cut nor reduced along the scheme's axis");
+      }
+      // (2): only an output of S may be cut along its reduce axis.
+      if (!is_output(t) && reduced) {
+        return reject("'" + node.name + "' would hand a partial sum to another operator of the scheme");
+      }
+      // tinyfit: no operator off A (it would run whole in every part).
+      if (!has_vertex_in(acg, in_a, t) && !reduced) {
+        return reject("'" + node.name + "' is not on the scheme's axis and would be recomputed in every part");
+      }
+    }
+  }
+  return {};
+}
+
+std::string describe_scheme(const analysis::BufferGraph& bg, const PartitionScheme& scheme) {
+  const std::string& first = bg.operators[static_cast<size_t>(scheme.operators.front())].name;
+  const std::string& last = bg.operators[static_cast<size_t>(scheme.operators.back())].name;
+  return std::string(partition_axis_name(scheme.axis)) + " tile " + std::to_string(scheme.tile) + " of " +
+         std::to_string(scheme.extent) + " over " + first + (scheme.operators.size() > 1 ? ".." + last : "") + " (" +
+         std::to_string(scheme.operators.size()) + " operators)";
+}
+
+}  // namespace tinyfit::partition
