@@ -4,11 +4,11 @@
 // no kernel (exit 2, never a fake result).
 #include <gtest/gtest.h>
 
-#include <map>
 
 #include "analysis/buffer_graph.h"
 #include "analysis/memory_profile.h"
 #include "support/conv_test_nets.h"
+#include "support/recording_emitter.h"
 #include "exec/kernel_call.h"
 #include "exec/reference_interpreter.h"
 #include "plan/build_plan.h"
@@ -96,57 +96,27 @@ TEST(QS8ConvBinding, ViewsWithALargerTensorsStridesReadAndWriteOnlyTheirElements
   }
 }
 
-// Records what a binding emits; views and chunk bounds are named as below.
-class RecordingEmitter final : public CallEmitter {
- public:
-  std::string define_array(std::string_view type, std::string_view hint, std::span<const uint8_t> bytes) override {
-    const std::string name = std::string(hint);
-    arrays[name] = {std::string(type), std::vector<uint8_t>(bytes.begin(), bytes.end())};
-    return name;
-  }
-  std::string define_struct(std::string_view type, std::string_view hint,
-                            const std::vector<std::pair<std::string, std::string>>& struct_fields) override {
-    struct_type = std::string(type);
-    for (const auto& [field, value] : struct_fields) fields[field] = value;
-    return std::string(hint);
-  }
-  std::string input_view(size_t i) const override { return "in" + std::to_string(i); }
-  std::string output_view(size_t i) const override { return "out" + std::to_string(i); }
-  std::string workspace() const override { return "NULL"; }
-  std::string workspace_bytes() const override { return "0"; }
-  std::string chunk_begin() const override { return "chunk_begin"; }
-  std::string chunk_end() const override { return "chunk_end"; }
-  std::string first_iteration() const override { return "first"; }
-  void call(std::string_view h, std::string_view f, const std::vector<std::string>& args) override {
-    header = std::string(h);
-    function = std::string(f);
-    arguments = args;
-  }
-
-  std::map<std::string, std::pair<std::string, std::vector<uint8_t>>> arrays;
-  std::string struct_type, header, function;
-  std::map<std::string, std::string> fields;
-  std::vector<std::string> arguments;
-};
-
 TEST(ConvBinding, EmittedCallIsTheRunCallWithItsConstants) {
   const Net net = make_conv_net(ir::DType::kI8, ir::OpType::kConv2D, {1, 5, 6, 3}, 4);
   plan::Plan plan = whole_plan(net.graph);
   Result<std::unique_ptr<PreparedKernel>> kernel = prepare_kernel({net.graph, plan, plan.steps[0].call()});
   ASSERT_TRUE(kernel.has_value());
-  RecordingEmitter e;
+  testing::RecordingEmitter e;
   ASSERT_TRUE((*kernel)->emit(e).has_value());
-  EXPECT_EQ(e.function, (*kernel)->kernel_name());
-  EXPECT_EQ(e.function, "tf_qs8_conv2d_direct");
-  EXPECT_EQ(e.header, "tinyfit/conv.h");
+  ASSERT_EQ(e.calls.size(), 1u);
+  const testing::RecordingEmitter::Call& call = e.calls[0];
+  EXPECT_EQ(call.function, (*kernel)->kernel_name());
+  EXPECT_EQ(call.function, "tf_qs8_conv2d_direct");
+  EXPECT_EQ(call.header, "tinyfit/conv.h");
   // Whole call: output channels [0, 4).
-  EXPECT_EQ(e.arguments, (std::vector<std::string>{"in0", "out0", "&params", "0", "4"}));
-  EXPECT_EQ(e.struct_type, "tf_conv_params");
-  EXPECT_EQ(e.fields["weights"], "weights");
-  EXPECT_EQ(e.arrays["weights"].second, net.graph.tensor(net.graph.nodes[0].inputs[1]).data);
-  EXPECT_EQ(e.arrays["multiplier"].second.size(), 4u * sizeof(int32_t));  // one per output channel
-  EXPECT_EQ(e.fields["stride_h"], "2");
-  EXPECT_EQ(e.fields["input_offset"], "3");  // -(zero point -3), bind_conv_test_nets.h
+  EXPECT_EQ(call.arguments, (std::vector<std::string>{"&in0", "&out0", "&struct0_params", "0", "4"}));
+  const std::string& params = call.arguments[2];
+  EXPECT_EQ(e.struct_of(params).c_type, "tf_conv_params");
+  EXPECT_EQ(e.arrays.at(e.field_of(params, "weights")).bytes, net.graph.tensor(net.graph.nodes[0].inputs[1]).data);
+  // One multiplier per output channel.
+  EXPECT_EQ(e.arrays.at(e.field_of(params, "multiplier")).bytes.size(), 4u * sizeof(int32_t));
+  EXPECT_EQ(e.field_of(params, "stride_h"), "2");
+  EXPECT_EQ(e.field_of(params, "input_offset"), "3");  // -(zero point -3), bind_conv_test_nets.h
 
   // The same node accumulating in a loop: chunk and first-iteration flags.
   plan::KernelCall accumulate = conv_test::make_call(0, plan::CallMode::kAccumulate, {}, {}, 16);
@@ -155,10 +125,12 @@ TEST(ConvBinding, EmittedCallIsTheRunCallWithItsConstants) {
   plan.buffers[static_cast<size_t>(accumulate.outputs[0].buffer)].dtype = ir::DType::kI16;
   Result<std::unique_ptr<PreparedKernel>> acc = prepare_kernel({net.graph, plan, accumulate});
   ASSERT_TRUE(acc.has_value()) << acc.error().format();
-  RecordingEmitter a;
+  testing::RecordingEmitter a;
   ASSERT_TRUE((*acc)->emit(a).has_value());
-  EXPECT_EQ(a.function, "tf_qs8_conv2d_direct_accumulate");
-  EXPECT_EQ(a.arguments, (std::vector<std::string>{"in0", "out0", "&params", "chunk_begin", "16", "first"}));
+  ASSERT_EQ(a.calls.size(), 1u);
+  EXPECT_EQ(a.calls[0].function, "tf_qs8_conv2d_direct_accumulate");
+  EXPECT_EQ(a.calls[0].arguments,
+            (std::vector<std::string>{"&in0", "&out0", "&struct0_params", "chunk_begin", "16", "first"}));
 }
 
 TEST(ConvBinding, CombinationsWithoutAKernelSayNotBuiltYet) {

@@ -17,6 +17,7 @@
 
 #include "support/kernel_oracle_reduce_move_cases.h"
 #include "support/plan_runs.h"
+#include "support/recording_emitter.h"
 #include "exec/reference_interpreter.h"
 #include "tinyfit/data_movement.h"
 

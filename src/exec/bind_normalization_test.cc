@@ -14,6 +14,7 @@
 
 #include "support/kernel_oracle_cases.h"
 #include "support/plan_runs.h"
+#include "support/recording_emitter.h"
 #include "exec/reference/softmax_exp.h"
 #include "exec/reference_interpreter.h"
 
@@ -189,7 +190,7 @@ TEST(NormalizationEmit, QuantizedSoftmaxEmitsTheReferenceExpTable) {
   EXPECT_EQ(emitter.calls[0].function, "tf_qs8_softmax_lut");
   const auto& fields = emitter.fields_of(emitter.calls[0].arguments[2]);
   EXPECT_EQ(fields[0].second, "3");
-  const std::vector<uint8_t>& bytes = emitter.arrays.at(fields[1].second);
+  const std::vector<uint8_t>& bytes = emitter.arrays.at(fields[1].second).bytes;
   ASSERT_EQ(bytes.size(), 256 * sizeof(int32_t));
   const reference::SoftmaxExpParams p = reference::prepare_softmax_exp(1.0, scale);
   int zeros = 0;

@@ -13,6 +13,7 @@
 
 #include "support/channelwise_binding_check.h"
 #include "support/emitted_call_check.h"
+#include "support/recording_emitter.h"
 #include "ir/resize_sampling.h"
 
 namespace tinyfit::exec {
@@ -62,24 +63,24 @@ TEST(ResizeEmit, TheTablesInFlashAreTheTapsRunUses) {
       const plan::Plan plan = plan::build_operator_plan(c.graph, bg, analysis::given_order(bg));
       auto kernel = prepare_kernel(KernelCallContext{c.graph, plan, plan.steps.at(0).call()});
       ASSERT_TRUE(kernel.has_value()) << kernel.error().format();
-      emit_test::RecordingEmitter emitter;
+      testing::RecordingEmitter emitter;
       ASSERT_TRUE((*kernel)->emit(emitter).has_value());
-      EXPECT_EQ(emitter.calls, 1);
-      EXPECT_EQ(emitter.function, (*kernel)->kernel_name());
-      EXPECT_EQ(emitter.header, "tinyfit/resize.h");
+      ASSERT_EQ(emitter.calls.size(), 1u);
+      EXPECT_EQ(emitter.calls[0].function, (*kernel)->kernel_name());
+      EXPECT_EQ(emitter.calls[0].header, "tinyfit/resize.h");
       const ir::Node& node = c.graph.nodes[0];
       const ir::Tensor& x = c.graph.input_tensor(node, 0);
       const ir::Tensor& y = c.graph.output_tensor(node, 0);
       const auto rows = ir::compute_resize_taps(node.attr<ir::ResizeAttrs>(), ir::ResizeAxis::kRows, x.shape[1],
                                                 y.shape[1], dtype != ir::DType::kF32);
-      // The first array is the row table: indices (nearest) or lower/upper pairs.
+      // The first array defined is the row table: indices (nearest) or lower/upper pairs.
       std::vector<int32_t> expected;
       const bool nearest = node.attr<ir::ResizeAttrs>().mode == ir::ResizeMode::kNearest;
       for (const ir::ResizeTap& tap : rows) {
         expected.push_back(tap.lower);
         if (!nearest) expected.push_back(tap.upper);
       }
-      const auto& first = emitter.arrays.begin()->second;
+      const auto& first = emitter.arrays.begin()->second;  // "array0_..."
       ASSERT_EQ(first.bytes.size(), expected.size() * sizeof(int32_t));
       EXPECT_EQ(std::memcmp(first.bytes.data(), expected.data(), first.bytes.size()), 0);
     }

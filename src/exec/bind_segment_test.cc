@@ -15,6 +15,7 @@
 #include "plan/segment_closed_form.h"
 #include "support/inverted_bottleneck_nets.h"
 #include "support/plan_runs.h"
+#include "support/recording_emitter.h"
 
 namespace tinyfit::exec {
 namespace {

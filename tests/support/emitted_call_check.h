@@ -1,7 +1,6 @@
-// Test support: a CallEmitter that records what a prepared kernel emits, and
-// a check that the emitted call is the one run() makes: the same function,
-// its header exists, the views and constants in the right places, and the
-// constant argument's bytes as generated code defines them (a table's bytes;
+// Test support: a check that the emitted call is the one run() makes: the
+// same function, its header exists, the views and constants in the right
+// places (tests/support/recording_emitter.h), and the constant argument's bytes as generated code defines them (a table's bytes;
 // a struct's fields, all 4-byte ints or floats, read back from their C
 // literals in declaration order) equal to the bytes run() passes.
 #pragma once
@@ -25,53 +24,13 @@
 #include "support/channelwise_binding_check.h"
 #include "exec/bind_view_calls.h"
 #include "exec/kernel_call.h"
+#include "support/recording_emitter.h"
 #include "tinyfit/elementwise.h"
 #include "tinyfit/pool.h"
 
 namespace tinyfit::exec::emit_test {
 
-class RecordingEmitter final : public CallEmitter {
- public:
-  struct Array {
-    std::string c_type;
-    std::vector<uint8_t> bytes;
-  };
-  struct Struct {
-    std::string c_type;
-    std::vector<std::pair<std::string, std::string>> fields;
-  };
-  std::map<std::string, Array> arrays;
-  std::map<std::string, Struct> structs;
-  std::string header, function;
-  std::vector<std::string> arguments;
-  int calls = 0;
-
-  std::string define_array(std::string_view element_c_type, std::string_view hint,
-                           std::span<const uint8_t> bytes) override {
-    const std::string name = "array" + std::to_string(arrays.size()) + "_" + std::string(hint);
-    arrays[name] = {std::string(element_c_type), {bytes.begin(), bytes.end()}};
-    return name;
-  }
-  std::string define_struct(std::string_view struct_c_type, std::string_view hint,
-                            const std::vector<std::pair<std::string, std::string>>& fields) override {
-    const std::string name = "struct" + std::to_string(structs.size()) + "_" + std::string(hint);
-    structs[name] = {std::string(struct_c_type), fields};
-    return name;
-  }
-  std::string input_view(size_t i) const override { return "&in" + std::to_string(i); }
-  std::string output_view(size_t i) const override { return "&out" + std::to_string(i); }
-  std::string workspace() const override { return "NULL"; }
-  std::string workspace_bytes() const override { return "0"; }
-  std::string chunk_begin() const override { return "chunk_begin"; }
-  std::string chunk_end() const override { return "chunk_end"; }
-  std::string first_iteration() const override { return "(chunk_begin == 0)"; }
-  void call(std::string_view h, std::string_view f, const std::vector<std::string>& args) override {
-    header = h;
-    function = f;
-    arguments = args;
-    ++calls;
-  }
-};
+using testing::RecordingEmitter;
 
 // Sizes of the parameter structs the bindings define.
 inline const std::map<std::string, size_t>& struct_sizes() {
@@ -118,23 +77,24 @@ inline void expect_emits_call(const ir::Graph& graph, const plan::Plan& plan, co
   RecordingEmitter emitter;
   const Status status = (*kernel)->emit(emitter);
   ASSERT_TRUE(status.has_value()) << status.error().format();
-  ASSERT_EQ(emitter.calls, 1);
-  EXPECT_EQ(emitter.function, (*kernel)->kernel_name());
-  EXPECT_TRUE(std::filesystem::exists(std::string(TINYFIT_SOURCE_DIR) + "/runtime/include/" + emitter.header))
-      << emitter.header;
-  ASSERT_GE(emitter.arguments.size(), 3u);
+  ASSERT_EQ(emitter.calls.size(), 1u);
+  const RecordingEmitter::Call& emitted_call = emitter.calls[0];
+  EXPECT_EQ(emitted_call.function, (*kernel)->kernel_name());
+  EXPECT_TRUE(std::filesystem::exists(std::string(TINYFIT_SOURCE_DIR) + "/runtime/include/" + emitted_call.header))
+      << emitted_call.header;
+  ASSERT_GE(emitted_call.arguments.size(), 3u);
   // The output view sits just before the constant argument.
-  EXPECT_EQ(emitter.arguments[emitter.arguments.size() - 2], "&out0");
+  EXPECT_EQ(emitted_call.arguments[emitted_call.arguments.size() - 2], "&out0");
   size_t constants = 0;
-  for (const std::string& argument : emitter.arguments) {
+  for (const std::string& argument : emitted_call.arguments) {
     if (argument.rfind("&struct", 0) == 0 || argument.rfind("array", 0) == 0) ++constants;
   }
   EXPECT_EQ(constants, 1u) << "one parameter struct or table, passed last";
   // The constant argument: what generated code holds in flash.
-  const std::string& constant = emitter.arguments.back();
+  const std::string& constant = emitted_call.arguments.back();
   std::vector<uint8_t> emitted;
   if (constant.rfind("&struct", 0) == 0) {
-    const RecordingEmitter::Struct& s = emitter.structs.at(constant.substr(1));
+    const RecordingEmitter::Struct& s = emitter.struct_of(constant);
     ASSERT_TRUE(struct_sizes().contains(s.c_type)) << s.c_type;
     EXPECT_EQ(s.fields.size() * 4, struct_sizes().at(s.c_type)) << s.c_type << ": a field is not emitted";
     for (const auto& [field, value] : s.fields) {
@@ -148,12 +108,12 @@ inline void expect_emits_call(const ir::Graph& graph, const plan::Plan& plan, co
     emitted = a.bytes;
   }
   const auto* holder = dynamic_cast<const HoldsFlashConstant*>(kernel->get());
-  ASSERT_NE(holder, nullptr) << emitter.function;
+  ASSERT_NE(holder, nullptr) << emitted_call.function;
   const std::span<const uint8_t> run_bytes = holder->constant_bytes();
   EXPECT_TRUE(std::equal(emitted.begin(), emitted.end(), run_bytes.begin(), run_bytes.end()))
-      << emitter.function << ": the emitted constant differs from the one run() passes";
+      << emitted_call.function << ": the emitted constant differs from the one run() passes";
   // A constant operand sliced by the chunk names the chunk in its view.
-  for (const std::string& argument : emitter.arguments) {
+  for (const std::string& argument : emitted_call.arguments) {
     if (argument.rfind("&(tf_view)", 0) != 0) continue;
     const bool sliced = argument.find("chunk_begin") != std::string::npos;
     EXPECT_EQ(sliced, argument.find("chunk_end") != std::string::npos) << argument;

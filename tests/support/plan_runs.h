@@ -1,6 +1,6 @@
 // Test support for the kernel bindings (tests only): a small graph run through
 // a plan on the plan executor, either one whole call per operator or a loop
-// over channel chunks, and a CallEmitter that records what emit() produces.
+// over channel chunks.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -117,44 +117,5 @@ inline void expect_same_outputs(const std::vector<TensorData>& actual, const std
     }
   }
 }
-
-// Records emit(): every call with its arguments, every struct's fields by name.
-class RecordingEmitter final : public CallEmitter {
- public:
-  struct Call {
-    std::string header, function;
-    std::vector<std::string> arguments;
-  };
-  std::vector<Call> calls;
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> structs;
-  std::map<std::string, std::vector<uint8_t>> arrays;
-
-  std::string define_array(std::string_view, std::string_view hint, std::span<const uint8_t> bytes) override {
-    const std::string name = std::string(hint) + std::to_string(arrays.size());
-    arrays[name] = {bytes.begin(), bytes.end()};
-    return name;
-  }
-  std::string define_struct(std::string_view, std::string_view hint,
-                            const std::vector<std::pair<std::string, std::string>>& fields) override {
-    const std::string name = std::string(hint) + std::to_string(structs.size());
-    structs[name] = fields;
-    return name;
-  }
-  std::string input_view(size_t i) const override { return "&in" + std::to_string(i); }
-  std::string output_view(size_t i) const override { return "&out" + std::to_string(i); }
-  std::string workspace() const override { return "NULL"; }
-  std::string workspace_bytes() const override { return "0"; }
-  std::string chunk_begin() const override { return "chunk_begin"; }
-  std::string chunk_end() const override { return "chunk_end"; }
-  std::string first_iteration() const override { return "first"; }
-  void call(std::string_view header, std::string_view function, const std::vector<std::string>& arguments) override {
-    calls.push_back({std::string(header), std::string(function), arguments});
-  }
-
-  // The fields of the struct an argument "&name" points to.
-  const std::vector<std::pair<std::string, std::string>>& fields_of(const std::string& argument) const {
-    return structs.at(argument.substr(1));
-  }
-};
 
 }  // namespace tinyfit::exec::testing
