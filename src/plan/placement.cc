@@ -10,15 +10,17 @@
 #include "plan/place_greedy_by_conflicts.h"
 #include "plan/place_greedy_by_size.h"
 #include "plan/place_hill_climb.h"
+#include "plan/place_sweep_search.h"
 
 namespace tinyfit::plan {
 
 std::span<const PlacementAlgorithm> list_placement_algorithms() {
-  static constexpr std::array<PlacementAlgorithm, 6> kAlgorithms{{
+  static constexpr std::array<PlacementAlgorithm, 7> kAlgorithms{{
       {"greedy-by-size", place_greedy_by_size},
       {"greedy-by-conflicts", place_greedy_by_conflicts},
       {"best-fit", place_best_fit},
       {"hill-climb", place_hill_climb},
+      {"sweep-search", place_sweep_search},
       {"exact", place_exact},
       {"best", place_best},
   }};

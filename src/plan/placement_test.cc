@@ -25,7 +25,7 @@ TEST(PlacementTable, NamesEveryAlgorithmOnceInTieBreakOrder) {
   std::vector<std::string_view> names;
   for (const PlacementAlgorithm& a : list_placement_algorithms()) names.push_back(a.name);
   EXPECT_EQ(names, (std::vector<std::string_view>{"greedy-by-size", "greedy-by-conflicts", "best-fit",
-                                                   "hill-climb", "exact", "best"}));
+                                                   "hill-climb", "sweep-search", "exact", "best"}));
   ASSERT_NE(find_placement_algorithm("best-fit"), nullptr);
   EXPECT_EQ(find_placement_algorithm("no-such"), nullptr);
 }

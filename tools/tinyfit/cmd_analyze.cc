@@ -185,7 +185,8 @@ CommandAction setup_analyze_command(CLI::App& app) {
   app.add_option("--order", cli->order, "operator order: given, rpo, exact, hierarchical or best")
       ->check(CLI::IsMember({"given", "rpo", "exact", "hierarchical", "best"}));
   app.add_option("--placement", cli->placement,
-                 "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, exact or best");
+                 "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, hill-climb, sweep-search, "
+                 "exact or best");
   app.add_flag("--inplace", cli->inplace,
                "let element-wise ops and depthwise convs overwrite a dying input (chosen with the order)");
   app.add_flag("--acg", cli->acg,

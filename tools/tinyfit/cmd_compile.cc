@@ -127,7 +127,8 @@ CommandAction setup_compile_command(CLI::App& app) {
       ->check(CLI::IsMember({"given", "rpo", "exact", "hierarchical", "best"}))
       ->capture_default_str();
   app.add_option("--placement", cli->placement,
-                 "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, exact or best")
+                 "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, hill-climb, sweep-search, "
+                 "exact or best")
       ->capture_default_str();
   app.add_option("--accumulator-bits", cli->accumulator_bits,
                  "PEX accumulator precision: 32 (exact), 16 or 8 (PEX 3.4, not exact)")
