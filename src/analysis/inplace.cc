@@ -1,6 +1,7 @@
 #include "analysis/inplace.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "support/diag.h"
 
@@ -161,6 +162,21 @@ InplaceChoices list_inplace_choices(const InplaceResult& result) {
   InplaceChoices choices(result.graph.operators.size(), -1);
   for (const InplaceMerge& m : result.merges) choices[static_cast<size_t>(m.op)] = m.input_buffer;
   return choices;
+}
+
+InplaceChoices keep_choices_the_peak_needs(const BufferGraph& bg, const Order& order, const InplaceChoices& choices) {
+  auto peak_of = [&](const InplaceChoices& c) {
+    return compute_memory_profile(apply_inplace_choices(bg, order, c).graph, order).peak_bytes;
+  };
+  const int64_t peak = peak_of(choices);
+  InplaceChoices kept = choices;
+  for (auto step = order.rbegin(); step != order.rend(); ++step) {
+    int& choice = kept[static_cast<size_t>(*step)];
+    if (choice < 0) continue;
+    const int dropped = std::exchange(choice, -1);
+    if (peak_of(kept) > peak) choice = dropped;
+  }
+  return kept;
 }
 
 }  // namespace tinyfit::analysis

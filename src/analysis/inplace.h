@@ -73,4 +73,14 @@ InplaceResult apply_inplace(const BufferGraph& bg, const Order& order);
 // The choices a result applied (to reapply them, or to report them).
 InplaceChoices list_inplace_choices(const InplaceResult& result);
 
+// What: the choices the peak needs: each chosen overwrite, last step first,
+// is dropped when the peak with the others stays at most the peak with all.
+// Why: an overwrite joins two buffers into one over both lifetimes; away from
+// the peak it lowers nothing that matters and leaves one long block that the
+// placement must fit around.
+// Requires: as apply_inplace_choices. Guarantees: a subset of `choices`
+// (dropping an overwrite never forbids another), with the same peak. O(merges
+// x (steps + buffers)).
+InplaceChoices keep_choices_the_peak_needs(const BufferGraph& bg, const Order& order, const InplaceChoices& choices);
+
 }  // namespace tinyfit::analysis

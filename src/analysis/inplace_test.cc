@@ -203,6 +203,21 @@ TEST(InplaceChoices, ABufferHoldingALargerTensorIsNotOverwrittenAgain) {
   EXPECT_EQ(list_inplace_choices(apply_inplace(bg, order)), (InplaceChoices{-1, -1, 2, -1}));
 }
 
+TEST(InplaceChoices, KeepsOnlyTheOverwritesThePeakNeeds) {
+  // conv_relu_add: both the clip's and the add's overwrites hold the peak at
+  // 2048 (each of their steps is 3072 without it, see the first test).
+  TestGraph t = conv_relu_add(false);
+  const BufferGraph bg = build_buffer_graph(t.graph);
+  const Order order = given_order(bg);
+  const InplaceChoices both = list_inplace_choices(apply_inplace(bg, order));
+  EXPECT_EQ(keep_choices_the_peak_needs(bg, order, both), both);
+  // Records: the peak is A's step (in + a = 200) whatever E does, so E's
+  // overwrite (25 at E instead of 50) is dropped.
+  const BufferGraph records = make_shrink_then_elementwise();
+  EXPECT_EQ(keep_choices_the_peak_needs(records, given_order(records), {-1, -1, 2, -1}),
+            (InplaceChoices{-1, -1, -1, -1}));
+}
+
 // splitmix64: the same graphs on every platform.
 struct Random {
   uint64_t state;

@@ -41,11 +41,22 @@ Result<CompileCandidate> build_operator_candidate(const ir::Graph& graph, const 
   for (const std::string& t : candidate.techniques) candidate.name += (candidate.name.empty() ? "" : "+") + t;
   if (candidate.name.empty()) candidate.name = "ordinary";
   // In-place merges depend on where each input dies, so they come with the order.
-  const analysis::BufferGraph lowered =
-      inplace ? analysis::apply_inplace_choices(bg, order, inplace_choices).graph : bg;
-  candidate.plan = plan::build_operator_plan(graph, lowered, order);
-  candidate.plan.techniques = candidate.techniques;
-  TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
+  auto build = [&](CompileCandidate& c, const analysis::InplaceChoices& choices) -> Status {
+    const analysis::BufferGraph lowered = inplace ? analysis::apply_inplace_choices(bg, order, choices).graph : bg;
+    c.plan = plan::build_operator_plan(graph, lowered, order);
+    c.plan.techniques = c.techniques;
+    return place_and_measure(graph, c, options);
+  };
+  TINYFIT_RETURN_IF_ERROR(build(candidate, inplace_choices));
+  // A merge away from the peak saves nothing there and leaves one long block
+  // to place around: above the peak, the plan with only the merges the peak
+  // needs (same peak) may place tighter.
+  if (inplace && candidate.arena_bytes > candidate.peak_bytes) {
+    const analysis::InplaceChoices needed = analysis::keep_choices_the_peak_needs(bg, order, inplace_choices);
+    CompileCandidate fewer = candidate;
+    TINYFIT_RETURN_IF_ERROR(build(fewer, needed));
+    if (fewer.arena_bytes < candidate.arena_bytes) candidate = std::move(fewer);
+  }
   return candidate;
 }
 

@@ -41,7 +41,9 @@ struct CompileCandidate {
 };
 
 // Lowers one operator order, with the in-place merges `inplace_choices`
-// (analysis/inplace.h; empty: ordinary execution), then places it.
+// (analysis/inplace.h; empty: ordinary execution), then places it; when the
+// arena stays above the peak, also with only the merges the peak needs
+// (analysis::keep_choices_the_peak_needs), keeping the smaller arena.
 // `order` is an order of `bg` == build_buffer_graph(graph) (in-place merges
 // keep operator indices) found by the algorithm `order_name`; an empty name
 // is the model's own order. Named "ordinary", "inplace", "order:NAME" or

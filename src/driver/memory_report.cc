@@ -54,20 +54,37 @@ Result<MemoryReport> analyze_memory(const ir::Graph& graph, const AnalyzeOptions
                                                                    << "' is not topological";
   // In-place merges depend on where each input dies: the search chose them
   // with the order, and its peak must be the one of the plan they make.
-  if (options.inplace) bg = analysis::apply_inplace_choices(bg, ordered.order, ordered.inplace_choices).graph;
-  const analysis::MemoryProfile profile = analysis::compute_memory_profile(bg, ordered.order);
-  TINYFIT_CHECK(profile.peak_bytes == ordered.peak_bytes)
-      << "order '" << options.order << "' reports peak " << ordered.peak_bytes << ", its plan peaks at "
-      << profile.peak_bytes;
-
-  const std::vector<plan::PlacementBuffer> records =
-      plan::build_placement_buffers(bg, profile, ordered.order);
   plan::PlacementOptions placement_options;
   placement_options.deadline = options.deadline;
-  const plan::Placement placement = placing->place(records, placement_options);
-  // A placement that collides is our bug, not the user's model.
-  const Status valid = plan::verify_placement(records, placement);
-  TINYFIT_CHECK(valid) << valid.error().message;
+  struct Placed {
+    analysis::BufferGraph bg;
+    analysis::MemoryProfile profile;
+    plan::Placement placement;
+  };
+  auto place = [&](const analysis::InplaceChoices& choices) {
+    Placed p;
+    p.bg = options.inplace ? analysis::apply_inplace_choices(bg, ordered.order, choices).graph : bg;
+    p.profile = analysis::compute_memory_profile(p.bg, ordered.order);
+    const std::vector<plan::PlacementBuffer> records = plan::build_placement_buffers(p.bg, p.profile, ordered.order);
+    p.placement = placing->place(records, placement_options);
+    // A placement that collides is our bug, not the user's model.
+    const Status valid = plan::verify_placement(records, p.placement);
+    TINYFIT_CHECK(valid) << valid.error().message;
+    return p;
+  };
+  Placed placed = place(ordered.inplace_choices);
+  TINYFIT_CHECK(placed.profile.peak_bytes == ordered.peak_bytes)
+      << "order '" << options.order << "' reports peak " << ordered.peak_bytes << ", its plan peaks at "
+      << placed.profile.peak_bytes;
+  // A merge away from the peak saves nothing there and leaves one long block
+  // to place around: above the peak, try only the merges the peak needs.
+  if (options.inplace && placed.placement.arena_bytes > placed.profile.peak_bytes) {
+    Placed fewer = place(analysis::keep_choices_the_peak_needs(bg, ordered.order, ordered.inplace_choices));
+    if (fewer.placement.arena_bytes < placed.placement.arena_bytes) placed = std::move(fewer);
+  }
+  bg = std::move(placed.bg);
+  const analysis::MemoryProfile& profile = placed.profile;
+  const plan::Placement& placement = placed.placement;
 
   MemoryReport report;
   report.model = graph.source_path;
