@@ -13,10 +13,12 @@
 #include "analysis/inplace.h"
 #include "analysis/lower_bound.h"
 #include "analysis/memory_profile.h"
+#include "plan/place_best.h"
 #include "plan/placement.h"
 #include "plan/placement_input.h"
 #include "plan/verify_placement.h"
 #include "schedule/order_best.h"
+#include "schedule/order_exact.h"
 #include "support/diag.h"
 
 namespace tinyfit::bench {
@@ -144,6 +146,67 @@ InplaceRun measure_inplace(const analysis::BufferGraph& bg, const analysis::Orde
   return run;
 }
 
+// order_exact with in-place chosen with the order; its plan placed by place-best.
+JointRun measure_joint(const analysis::BufferGraph& bg, const MeasureOptions& options, ModelMeasurement& m) {
+  report(options, "exact+inplace", 0.0);
+  schedule::OrderOptions order_options;
+  order_options.inplace = true;
+  order_options.deadline = make_deadline(options.time_limit_seconds);
+  if (options.progress) {
+    order_options.progress = [&options](double fraction) { options.progress("exact+inplace", fraction); };
+  }
+  JointRun run;
+  const schedule::OrderResult result = time_call(run.time, [&] { return schedule::order_exact(bg, order_options); });
+  run.optimal = result.optimal;
+  run.note = result.note;
+  const analysis::InplaceResult merged = analysis::apply_inplace_choices(bg, result.order, result.inplace_choices);
+  run.merges = static_cast<int>(merged.merges.size());
+  const analysis::MemoryProfile profile = analysis::compute_memory_profile(merged.graph, result.order);
+  run.peak_bytes = profile.peak_bytes;
+  if (run.peak_bytes != result.peak_bytes) {
+    m.problems.push_back("exact+inplace reports peak " + std::to_string(result.peak_bytes) + " but its plan peaks at " +
+                         std::to_string(run.peak_bytes));
+  }
+  if (run.optimal && run.peak_bytes > m.inplace_best.peak_bytes) {
+    m.problems.push_back("exact+inplace claims optimal at " + std::to_string(run.peak_bytes) + " but in-place on the " +
+                         m.inplace_best.order + " order reaches " + std::to_string(m.inplace_best.peak_bytes));
+  }
+  if (run.peak_bytes < analysis::compute_peak_lower_bound(bg, true).bytes) {
+    m.problems.push_back("exact+inplace peak " + std::to_string(run.peak_bytes) + " is below its lower bound");
+  }
+  report(options, "place exact+inplace", 0.0);
+  plan::PlacementOptions placement_options;
+  placement_options.deadline = make_deadline(options.time_limit_seconds);
+  // As tinyfit analyze and compile do: the plan with every merge chosen, and
+  // when that stays above the peak, the plan with only the merges the peak needs.
+  auto place = [&](const analysis::InplaceChoices& choices, const std::string& which) {
+    const analysis::BufferGraph g = analysis::apply_inplace_choices(bg, result.order, choices).graph;
+    const analysis::MemoryProfile p = analysis::compute_memory_profile(g, result.order);
+    const std::vector<plan::PlacementBuffer> records = plan::build_placement_buffers(g, p, result.order);
+    Timing time;
+    const plan::Placement placement =
+        time_call(time, [&] { return plan::place_best(records, placement_options); });
+    run.placement_time.cpu_seconds += time.cpu_seconds;
+    run.placement_time.wall_seconds += time.wall_seconds;
+    const Status valid = plan::verify_placement(records, placement);
+    if (!valid) m.problems.push_back("placement of the exact+inplace plan fails verification: " + valid.error().message);
+    if (p.peak_bytes != run.peak_bytes) m.problems.push_back("the merges the peak needs change the peak");
+    if (run.arena_bytes == 0 || placement.arena_bytes < run.arena_bytes) {
+      run.arena_bytes = placement.arena_bytes;
+      run.arena_proven = placement.proven_optimal;
+      run.placement_note = which + ", " + placement.algorithm + (placement.note.empty() ? "" : "; " + placement.note);
+    }
+  };
+  place(result.inplace_choices, "every merge");
+  if (run.arena_bytes > run.peak_bytes) {
+    place(analysis::keep_choices_the_peak_needs(bg, result.order, result.inplace_choices), "the merges the peak needs");
+  }
+  if (run.arena_bytes < run.peak_bytes) {
+    m.problems.push_back("exact+inplace arena " + std::to_string(run.arena_bytes) + " below its peak");
+  }
+  return run;
+}
+
 void run_placements(std::span<const plan::PlacementBuffer> records, const MeasureOptions& options,
                     ModelMeasurement& m) {
   for (const plan::PlacementAlgorithm& algorithm : plan::list_placement_algorithms()) {
@@ -224,6 +287,7 @@ void measure_graph(const ir::Graph& graph, const MeasureOptions& options, ModelM
   report(options, "in-place", 0.0);
   m.inplace_given = measure_inplace(bg, orders[given_index], m.orders[given_index], m);
   if (best < m.orders.size()) m.inplace_best = measure_inplace(bg, orders[best], m.orders[best], m);
+  m.inplace_joint = measure_joint(bg, options, m);
 
   // Placement on the given order without in-place: the arena that ordinary
   // execution needs, so fragmentation compares algorithms on equal footing.

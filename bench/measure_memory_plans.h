@@ -50,6 +50,20 @@ struct InplaceRun {
   Timing time;
 };
 
+// The exact order searched together with its in-place merges
+// (OrderOptions::inplace), and the arena of its plan placed by place-best.
+struct JointRun {
+  int64_t peak_bytes = 0;      // the analysis of the plan of its order and merges
+  Timing time;
+  bool optimal = false;        // proven for the joint model
+  std::string note;            // OrderResult::note
+  int merges = 0;              // operators that run in place
+  int64_t arena_bytes = 0;     // place-best on that plan
+  Timing placement_time;
+  bool arena_proven = false;   // place-best proved the minimum arena
+  std::string placement_note;  // the winner and, when arena > peak, why
+};
+
 struct ModelMeasurement {
   std::string model;           // as listed: path relative to the models dir, or zoo:NAME
   std::string import_error;    // Diag::format(); the rest is empty when set
@@ -61,7 +75,9 @@ struct ModelMeasurement {
   std::string best_order;                  // lowest peak, ties as order_best breaks them
   int64_t best_peak_bytes = 0;
   InplaceRun inplace_given;
-  InplaceRun inplace_best;
+  InplaceRun inplace_best;     // merges added to the best plain order (what `--order exact --inplace` did before)
+  JointRun inplace_joint;
+  int64_t hmcos_peak_bytes = 0;            // HMCOS's peak where measured (shared/notes/BASELINES.md), else 0
   int64_t placement_peak_bytes = 0;        // live peak of the given order's records
   std::vector<PlacementRun> placements;    // every algorithm incl. best, on the given order
   std::vector<std::string> problems;       // broken guarantees: bugs to report, not results

@@ -1,7 +1,9 @@
 // tinyfit_bench_memory: the plan-quality table of issue 3. For every shared
 // model and every zoo model, one run measures the peak of each operator order
-// (given, rpo, exact, hierarchical), the in-place peak, the lower bound, and
-// the arena of each placement algorithm, with the time each took.
+// (given, rpo, exact, hierarchical), the in-place peak (merges added to an
+// order, and the exact order searched with its merges, issue 10), the lower
+// bound, and the arena of each placement algorithm, with the time each took;
+// then, for the NAS and RandWire networks, the in-place table against HMCOS.
 //
 // A plain executable, not Google Benchmark: it reports ratios measured in one
 // run (DESIGN.md "Quality bar"), and the searches are too long to repeat; the
@@ -73,10 +75,39 @@ std::vector<ModelSource> list_model_files(const std::string& models_dir) {
   return sources;
 }
 
+// Issue 10: every NAS and RandWire zoo network as float32 ONNX (zoo:NAME is
+// built as the ONNX model `tinyfit zoo NAME -o x.onnx` writes), the
+// benchmark family of HMCOS; those the listing has already are not repeated.
+constexpr std::string_view kNasFloatModels[] = {"nasnet-a-cifar-f32",    "nasnet-a-imagenet-f32", "darts-cifar-f32",
+                                                "darts-imagenet-f32",    "amoebanet-cifar-f32",
+                                                "amoebanet-imagenet-f32", "randwire-32-s1-f32"};
+
+// HMCOS's peak (wzh99/HMCOS cf547ee, its order with its element-wise
+// overwrite) on the ONNX exports, measured as shared/notes/BASELINES.md says.
+struct HmcosPeak {
+  std::string_view model;
+  int64_t peak_bytes;
+};
+constexpr HmcosPeak kHmcosPeaks[] = {{"zoo:nasnet-a-imagenet-f32", 4'395'232},
+                                     {"zoo:amoebanet-imagenet-f32", 4'741'632},
+                                     {"zoo:darts-imagenet-f32", 4'616'192}};
+
+int64_t find_hmcos_peak(const std::string& model) {
+  for (const HmcosPeak& h : kHmcosPeaks) {
+    if (h.model == model) return h.peak_bytes;
+  }
+  return 0;
+}
+
 std::vector<ModelSource> list_models(const BenchOptions& options) {
   std::vector<ModelSource> all = list_model_files(options.models_dir);
   for (const zoo::ZooEntry& entry : zoo::list_zoo_models()) {
     all.push_back({"zoo:" + entry.name, "zoo:" + entry.name});
+  }
+  for (std::string_view name : kNasFloatModels) {
+    const std::string zoo_name = "zoo:" + std::string(name);
+    const bool listed = std::any_of(all.begin(), all.end(), [&](const ModelSource& s) { return s.name == zoo_name; });
+    if (!listed) all.push_back({zoo_name, zoo_name});
   }
   std::vector<ModelSource> selected;
   for (ModelSource& source : all) {
@@ -156,6 +187,7 @@ ModelMeasurement measure_source(const ModelSource& source, const BenchOptions& o
   };
   ModelMeasurement m = measure_memory_plans(*graph, source.name, measure);
   m.import_time = import_time;
+  m.hmcos_peak_bytes = find_hmcos_peak(source.name);
   return m;
 }
 

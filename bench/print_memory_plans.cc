@@ -61,6 +61,10 @@ std::string format_placement_cell(const PlacementRun& run) {
   return cell;
 }
 
+std::string format_joint_cell(const JointRun& run) {
+  return format_thousands(run.peak_bytes) + (run.optimal ? " ✓" : "") + " (" + format_seconds(run.time.cpu_seconds) + ")";
+}
+
 const OrderRun* find_order(const ModelMeasurement& m, std::string_view algorithm) {
   for (const OrderRun& run : m.orders) {
     if (run.algorithm == algorithm) return &run;
@@ -75,6 +79,7 @@ std::string format_notes(const ModelMeasurement& m) {
   for (const OrderRun& run : m.orders) {
     if (run.algorithm == "exact" && !run.optimal) add(run.note);
   }
+  if (!m.orders.empty() && !m.inplace_joint.optimal) add("exact+inplace: " + m.inplace_joint.note);
   if (!m.problems.empty()) add(std::to_string(m.problems.size()) + " problem(s), see below");
   return escape_cell(notes);
 }
@@ -109,12 +114,46 @@ void print_ratio_summary(std::ostream& out, const BenchRun& run) {
     for (const OrderRun& r : m.orders) add("order " + r.algorithm + " / given", ratio(r.peak_bytes, given->peak_bytes));
     add("in-place on the given order / given", ratio(m.inplace_given.peak_bytes, given->peak_bytes));
     add("in-place on the best order / given", ratio(m.inplace_best.peak_bytes, given->peak_bytes));
+    add("exact order searched with in-place / given", ratio(m.inplace_joint.peak_bytes, given->peak_bytes));
     for (const PlacementRun& r : m.placements) add("place " + r.algorithm + " arena / peak", r.fragmentation);
     ++n;
   }
   if (n == 0) return;
   out << "\nGeometric means over the " << n << " models measured without problems:\n\n";
   for (const auto& [name, sum] : log_sums) out << "- " << name << ": " << format_fixed(std::exp(sum / n), 4) << "\n";
+}
+
+bool is_nas_or_randwire(const std::string& model) {
+  for (std::string_view family : {"nasnet", "darts", "amoebanet", "randwire"}) {
+    if (model.find(family) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Issue 10's table: in-place on the NAS and RandWire networks, against HMCOS.
+void print_nas_inplace_table(std::ostream& out, const BenchRun& run) {
+  std::vector<const ModelMeasurement*> rows;
+  for (const ModelMeasurement& m : run.models) {
+    if (is_nas_or_randwire(m.model) && !m.orders.empty()) rows.push_back(&m);
+  }
+  if (rows.empty()) return;
+  out << "\n## In-place on the NAS and RandWire networks, against HMCOS\n\n"
+      << "Peak bytes with in-place merges. HMCOS: its order with its element-wise overwrite\n"
+      << "(shared/notes/BASELINES.md; — where not measured). Before: the exact order (no in-place in its\n"
+      << "cost), then merges added greedily (`in-place, best order` above). Now: the exact order searched\n"
+      << "together with its merges (✓ = proven optimal for that joint model), its CPU time. Arena: its\n"
+      << "plan placed by place-best, and the gap to the peak.\n\n"
+      << "| model | ops | HMCOS | before | now | now / HMCOS | arena | arena − peak | placement |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const ModelMeasurement* m : rows) {
+    const JointRun& j = m->inplace_joint;
+    out << "| " << escape_cell(m->model) << " | " << m->operators << " | "
+        << (m->hmcos_peak_bytes > 0 ? format_thousands(m->hmcos_peak_bytes) : "—") << " | "
+        << format_thousands(m->inplace_best.peak_bytes) << " | " << format_joint_cell(j) << " | "
+        << (m->hmcos_peak_bytes > 0 ? format_fixed(ratio(j.peak_bytes, m->hmcos_peak_bytes), 4) : "—") << " | "
+        << format_thousands(j.arena_bytes) << (j.arena_proven ? " ✓" : "") << " | "
+        << format_thousands(j.arena_bytes - j.peak_bytes) << " | " << escape_cell(j.placement_note) << " |\n";
+  }
 }
 
 }  // namespace
@@ -124,13 +163,15 @@ void print_markdown(std::ostream& out, const BenchRun& run) {
       << "- command: `" << run.command << "`\n"
       << "- date: " << run.date_utc << "\n"
       << "- machine: " << run.machine << "; build: " << run.build_type << "\n"
-      << "- models: every .onnx/.tflite under `" << run.models_dir << "`, then the zoo; time limit "
-      << format_fixed(run.time_limit_seconds, 0) << " s per search\n\n"
+      << "- models: every .onnx/.tflite under `" << run.models_dir << "`, then the zoo (and the float32\n"
+      << "  NAS and RandWire networks); time limit " << format_fixed(run.time_limit_seconds, 0) << " s per search\n\n"
       << "Bytes of activation memory (DESIGN.md accounting), then the CPU time the algorithm took in this run.\n"
       << "✓ = proven optimal (orders: the minimum peak over all topological orders; placements: the\n"
       << "minimum arena for these buffers). Orders and in-place give peak_bytes; `best / given` is the\n"
-      << "lowest order peak over the given order's. Placements place the given order without in-place\n"
-      << "(ordinary execution) and give arena_bytes, ×arena/peak (fragmentation); `best` names its winner.\n\n";
+      << "lowest order peak over the given order's. In-place: merges added to the given and to the best\n"
+      << "order, and the exact order searched together with its merges (✓: proven for that joint model).\n"
+      << "Placements place the given order without in-place (ordinary execution) and give arena_bytes,\n"
+      << "×arena/peak (fragmentation); `best` names its winner.\n\n";
 
   const ModelMeasurement* columns = find_column_model(run);
   std::vector<std::string> order_names, placement_names;
@@ -140,17 +181,17 @@ void print_markdown(std::ostream& out, const BenchRun& run) {
   }
   out << "| model | ops | lower bound |";
   for (const std::string& name : order_names) out << " " << name << " |";
-  out << " best / given | in-place, given order | in-place, best order |";
+  out << " best / given | in-place, given order | in-place, best order | exact with in-place |";
   for (const std::string& name : placement_names) out << " place " << name << " |";
   out << " notes |\n|---|---:|---:|";
-  for (size_t i = 0; i < order_names.size() + 3 + placement_names.size(); ++i) out << "---:|";
+  for (size_t i = 0; i < order_names.size() + 4 + placement_names.size(); ++i) out << "---:|";
   out << "---|\n";
 
   for (const ModelMeasurement& m : run.models) {
     out << "| " << escape_cell(m.model) << " | ";
     if (!m.import_error.empty() || m.orders.empty()) {
       out << "— | — |";
-      for (size_t i = 0; i < order_names.size() + 3 + placement_names.size(); ++i) out << " — |";
+      for (size_t i = 0; i < order_names.size() + 4 + placement_names.size(); ++i) out << " — |";
       out << " " << format_notes(m) << " |\n";
       continue;
     }
@@ -162,7 +203,7 @@ void print_markdown(std::ostream& out, const BenchRun& run) {
     const OrderRun* given = find_order(m, "given");
     out << " " << (given ? format_fixed(ratio(m.best_peak_bytes, given->peak_bytes), 3) : "—") << " ("
         << m.best_order << ") | " << format_thousands(m.inplace_given.peak_bytes) << " | "
-        << format_thousands(m.inplace_best.peak_bytes) << " |";
+        << format_thousands(m.inplace_best.peak_bytes) << " | " << format_joint_cell(m.inplace_joint) << " |";
     for (const std::string& name : placement_names) {
       std::string cell = "—";
       for (const PlacementRun& r : m.placements) {
@@ -174,6 +215,7 @@ void print_markdown(std::ostream& out, const BenchRun& run) {
   }
 
   print_ratio_summary(out, run);
+  print_nas_inplace_table(out, run);
   out << "\n## Problems (broken guarantees: bugs to report)\n\n";
   bool any = false;
   for (const ModelMeasurement& m : run.models) {
@@ -232,6 +274,18 @@ nlohmann::json make_json(const BenchRun& run) {
                     {"best_peak_bytes", m.best_peak_bytes},
                     {"inplace_given", inplace(m.inplace_given)},
                     {"inplace_best", inplace(m.inplace_best)},
+                    {"inplace_joint",
+                     {{"peak_bytes", m.inplace_joint.peak_bytes},
+                      {"cpu_seconds", m.inplace_joint.time.cpu_seconds},
+                      {"wall_seconds", m.inplace_joint.time.wall_seconds},
+                      {"optimal", m.inplace_joint.optimal},
+                      {"note", m.inplace_joint.note},
+                      {"merges", m.inplace_joint.merges},
+                      {"arena_bytes", m.inplace_joint.arena_bytes},
+                      {"placement_cpu_seconds", m.inplace_joint.placement_time.cpu_seconds},
+                      {"arena_proven", m.inplace_joint.arena_proven},
+                      {"placement_note", m.inplace_joint.placement_note}}},
+                    {"hmcos_peak_bytes", m.hmcos_peak_bytes},
                     {"placement_peak_bytes", m.placement_peak_bytes},
                     {"placements", placements}});
     }
