@@ -163,9 +163,11 @@ Result<PexResult> build_pex_plan(const ir::Graph& graph, const PexOptions& optio
     result.note = std::to_string(merges) + " whole operators in place; ";
   }
   result.loops = static_cast<int>(extents.size());
+  // The scheduler's "optimal" covers its own model, which has no in-place:
+  // with merges added after it, the plan built is not proven optimal.
   result.note += "pex: " + std::to_string(result.loops) + " loops, peak " + std::to_string(unit_peak) +
-                 " bytes at tile 1 (best operator order: " + std::to_string(ordinary_peak) + "); scheduler " +
-                 schedule.note;
+                 " bytes at tile 1 (best operator order: " + std::to_string(ordinary_peak) + "); scheduler" +
+                 (merges > 0 ? " (searched without in-place, merges added after) " : " ") + schedule.note;
   return result;
 }
 
