@@ -1,4 +1,6 @@
-// tinyfit_bench_mcu: the table of issues 5 and 10 §3. For every CI model
+// tinyfit_bench_mcu: the tables of issues 5, 10 §3 and 13. Issue 13's (the
+// fastest plan that fits against TFLite Micro + CMSIS-NN, PEX overhead with
+// the fast kernels) are described in mcu_fast_kernels.h. For every CI model
 // (tests/mcu/ci_models.h) and technique (ordinary, partial execution), one run
 // emits the plan as C, builds it for the Cortex-M4F board (mps2-an386) and for
 // the host, and measures: the planned arena, the arena symbol's size in the
@@ -34,10 +36,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "checked_model.h"
 #include "ci_models.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
-#include "checked_model.h"
+#include "mcu_fast_kernels.h"
 #include "support/byte_size.h"
 
 namespace tinyfit::mcu {
@@ -168,10 +171,13 @@ void print_table(const std::vector<Row>& rows) {
 
 int run(int argc, char** argv) {
   CLI::App app{"tinyfit_bench_mcu: emitted C on an emulated Cortex-M4F and the host, one inference each"};
-  std::string only, model_option, ram_option;
-  app.add_option("--only", only, "measure only the CI model with this short name (kws, vww, ...)");
+  std::string only, model_option, ram_option, table = "all";
+  app.add_option("--only", only, "measure only the model with this short name (kws, vww, resnet8, ...)");
   app.add_option("--model", model_option, "measure this MODEL (a path or zoo:NAME) instead of the CI models");
   app.add_option("--ram", ram_option, "the board's RAM for --model (e.g. 4MiB; default the CI budget, 320KiB)");
+  app.add_option("--table", table,
+                 "issue13 (fastest plan vs CMSIS-NN, PEX overhead; not with --model), issue5 (sizes), or all")
+      ->check(CLI::IsMember({"issue13", "issue5", "all"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -199,8 +205,9 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  int measured = table != "issue5" && model_option.empty() ? print_fast_kernel_tables(only) : 0;
   std::vector<Row> rows;
-  for (const CiModel& model : models) {
+  for (const CiModel& model : table != "issue13" ? models : std::vector<CiModel>{}) {
     if (!only.empty() && model.name != only) continue;
     std::cerr << model.name << "...\n";
     Result<CheckedModel> m = load_checked_model(model.model);
@@ -216,11 +223,15 @@ int run(int argc, char** argv) {
       rows.push_back(measure(model, *m, technique, ram_bytes));
     }
   }
-  if (rows.empty()) {
-    std::cerr << "tinyfit_bench_mcu: error: no CI model is named '" << only << "'\n";
+  if (!rows.empty()) {
+    std::cout << "## Issues 5 and 10: sizes and instructions per technique (no added workspaces)\n\n";
+    print_table(rows);
+  }
+  measured += static_cast<int>(rows.size());
+  if (measured == 0) {
+    std::cerr << "tinyfit_bench_mcu: error: no model is named '" << only << "'\n";
     return 2;
   }
-  print_table(rows);
   return 0;
 }
 

@@ -10,8 +10,11 @@
 //     or by channel chunk, when the output view sweeps rows or cols (a row
 //     loop): the *_rows kernels, which take every range from the views'
 //     origins, so the input may be a window of rows (plan.h Sweep).
-// The scalar arguments of a call are constants or the loop's chunk bounds, so
-// run() evaluates them and emit() spells the same values in C.
+// Each call runs the primitive exec/conv_primitive.h's rule picks (the
+// direct loops or a __dsp kernel); the arguments depend only on the call's
+// kind, so every primitive of a kind shares them. The scalar arguments are
+// constants or the loop's chunk bounds, so run() evaluates them and emit()
+// spells the same values in C.
 #include <array>
 #include <variant>
 
@@ -56,49 +59,89 @@ using Kernel0 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*);
 using Kernel1 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t);
 using Kernel2 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t);
 using Kernel3 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, int32_t, int32_t, int32_t);
-// In-place depthwise: the workspace (line buffer), then one int32.
-using KernelInplace = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*, int32_t);
-using KernelFunction = std::variant<Kernel0, Kernel1, Kernel2, Kernel3, KernelInplace>;
+// Kernels with a workspace (im2col columns, an in-place line buffer), then the same int32s.
+using KernelW0 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*);
+using KernelW1 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*, int32_t);
+using KernelW2 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*, int32_t, int32_t);
+using KernelW3 = void (*)(const tf_view*, const tf_view*, const tf_conv_params*, uint8_t*, int32_t, int32_t,
+                          int32_t);
+using KernelFunction = std::variant<Kernel0, Kernel1, Kernel2, Kernel3, KernelW0, KernelW1, KernelW2, KernelW3>;
 
-// The kernels of one dtype, by role.
-struct DtypeKernels {
-  Kernel2 conv2d, fully_connected;
-  Kernel3 conv2d_accumulate, fully_connected_accumulate, dwconv2d;
-  Kernel1 finalize;
-  Kernel0 conv2d_rows, dwconv2d_rows;
-  KernelInplace dwconv2d_inplace;
+// What a call computes, which fixes its arguments (conv.h):
+enum class CallKind {
+  kChannels,           // Conv2D / FullyConnected output channels: (out_begin, out_end)
+  kDepthwiseChannels,  // (out_begin, out_end, in_begin)
+  kRows,               // a part of the output's rows / cols: () (the views' origins)
+  kInPlace,            // depthwise over its input: (line_rows), the workspace holds the line buffer
+  kAccumulate,         // (in_begin, accumulator_bits, first_iteration)
+  kFinalize,           // (accumulator_bits)
 };
 
-const DtypeKernels& kernels_of(const std::string& dtype) {
-  static const DtypeKernels kQs8{tf_qs8_conv2d_direct,
-                                 tf_qs8_fully_connected_direct,
-                                 tf_qs8_conv2d_direct_accumulate,
-                                 tf_qs8_fully_connected_direct_accumulate,
-                                 tf_qs8_dwconv2d_direct,
-                                 tf_qs8_conv_finalize,
-                                 tf_qs8_conv2d_direct_rows,
-                                 tf_qs8_dwconv2d_direct_rows,
-                                 tf_qs8_dwconv2d_direct_inplace};
-  static const DtypeKernels kQu8{tf_qu8_conv2d_direct,
-                                 tf_qu8_fully_connected_direct,
-                                 tf_qu8_conv2d_direct_accumulate,
-                                 tf_qu8_fully_connected_direct_accumulate,
-                                 tf_qu8_dwconv2d_direct,
-                                 tf_qu8_conv_finalize,
-                                 tf_qu8_conv2d_direct_rows,
-                                 tf_qu8_dwconv2d_direct_rows,
-                                 tf_qu8_dwconv2d_direct_inplace};
-  static const DtypeKernels kF32{tf_f32_conv2d_direct,
-                                 tf_f32_fully_connected_direct,
-                                 tf_f32_conv2d_direct_accumulate,
-                                 tf_f32_fully_connected_direct_accumulate,
-                                 tf_f32_dwconv2d_direct,
-                                 tf_f32_conv_finalize,
-                                 tf_f32_conv2d_direct_rows,
-                                 tf_f32_dwconv2d_direct_rows,
-                                 tf_f32_dwconv2d_direct_inplace};
-  return dtype == "qs8" ? kQs8 : dtype == "qu8" ? kQu8 : kF32;
+// One runtime kernel: the function for a dtype, primitive, operator and kind.
+struct KernelRow {
+  std::string_view dtype;
+  ConvPrimitive primitive;
+  ir::OpType op;
+  CallKind kind;
+  std::string_view name;
+  KernelFunction function;
+};
+
+#define TINYFIT_DIRECT_KERNELS(T)                                                                           \
+  {#T, P::kDirect, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_direct", tf_##T##_conv2d_direct},            \
+      {#T, P::kDirect, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_direct_rows", tf_##T##_conv2d_direct_rows},  \
+      {#T, P::kDirect, Op::kConv2D, K::kAccumulate, "tf_" #T "_conv2d_direct_accumulate",                    \
+       tf_##T##_conv2d_direct_accumulate},                                                                   \
+      {#T, P::kDirect, Op::kConv2D, K::kFinalize, "tf_" #T "_conv_finalize", tf_##T##_conv_finalize},       \
+      {#T, P::kDirect, Op::kFullyConnected, K::kChannels, "tf_" #T "_fully_connected_direct",                \
+       tf_##T##_fully_connected_direct},                                                                     \
+      {#T, P::kDirect, Op::kFullyConnected, K::kAccumulate, "tf_" #T "_fully_connected_direct_accumulate",   \
+       tf_##T##_fully_connected_direct_accumulate},                                                          \
+      {#T, P::kDirect, Op::kFullyConnected, K::kFinalize, "tf_" #T "_conv_finalize", tf_##T##_conv_finalize}, \
+      {#T, P::kDirect, Op::kDepthwiseConv2D, K::kDepthwiseChannels, "tf_" #T "_dwconv2d_direct",             \
+       tf_##T##_dwconv2d_direct},                                                                            \
+      {#T, P::kDirect, Op::kDepthwiseConv2D, K::kRows, "tf_" #T "_dwconv2d_direct_rows",                     \
+       tf_##T##_dwconv2d_direct_rows},                                                                       \
+      {#T, P::kDirect, Op::kDepthwiseConv2D, K::kInPlace, "tf_" #T "_dwconv2d_direct_inplace",               \
+       tf_##T##_dwconv2d_direct_inplace}
+
+#define TINYFIT_DSP_KERNELS(T)                                                                              \
+  {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kDepthwiseChannels, "tf_" #T "_dwconv2d_direct__dsp",      \
+   tf_##T##_dwconv2d_direct__dsp},                                                                           \
+      {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kRows, "tf_" #T "_dwconv2d_direct_rows__dsp",          \
+       tf_##T##_dwconv2d_direct_rows__dsp},                                                                  \
+      {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kInPlace, "tf_" #T "_dwconv2d_direct_inplace__dsp",    \
+       tf_##T##_dwconv2d_direct_inplace__dsp},                                                               \
+      {#T, P::kIm2colDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_im2col__dsp",                         \
+       tf_##T##_conv2d_im2col__dsp},                                                                         \
+      {#T, P::kIm2colDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_im2col_rows__dsp",                        \
+       tf_##T##_conv2d_im2col_rows__dsp},                                                                    \
+      {#T, P::kIm2colDsp, Op::kConv2D, K::kAccumulate, "tf_" #T "_conv2d_im2col_accumulate__dsp",            \
+       tf_##T##_conv2d_im2col_accumulate__dsp},                                                              \
+      {#T, P::kPointwiseDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_1x1__dsp", tf_##T##_conv2d_1x1__dsp}, \
+      {#T, P::kPointwiseDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_1x1_rows__dsp",                        \
+       tf_##T##_conv2d_1x1_rows__dsp},                                                                       \
+      {#T, P::kPointwiseDsp, Op::kConv2D, K::kAccumulate, "tf_" #T "_conv2d_1x1_accumulate__dsp",            \
+       tf_##T##_conv2d_1x1_accumulate__dsp},                                                                 \
+      {#T, P::kFullyConnectedDsp, Op::kFullyConnected, K::kChannels, "tf_" #T "_fully_connected_direct__dsp", \
+       tf_##T##_fully_connected_direct__dsp},                                                                \
+      {#T, P::kFullyConnectedDsp, Op::kFullyConnected, K::kAccumulate,                                       \
+       "tf_" #T "_fully_connected_direct_accumulate__dsp", tf_##T##_fully_connected_direct_accumulate__dsp}
+
+const KernelRow* find_kernel(std::string_view dtype, ConvPrimitive primitive, ir::OpType op, CallKind kind) {
+  using P = ConvPrimitive;
+  using Op = ir::OpType;
+  using K = CallKind;
+  static const KernelRow kRows[] = {TINYFIT_DIRECT_KERNELS(qs8), TINYFIT_DIRECT_KERNELS(qu8),
+                                    TINYFIT_DIRECT_KERNELS(f32), TINYFIT_DSP_KERNELS(qs8),
+                                    TINYFIT_DSP_KERNELS(qu8)};
+  for (const KernelRow& row : kRows) {
+    if (row.dtype == dtype && row.primitive == primitive && row.op == op && row.kind == kind) return &row;
+  }
+  return nullptr;
 }
+#undef TINYFIT_DIRECT_KERNELS
+#undef TINYFIT_DSP_KERNELS
 
 class ConvKernel final : public PreparedKernel {
  public:
@@ -118,18 +161,25 @@ class ConvKernel final : public PreparedKernel {
     const tf_conv_params* p = &constants_->params();
     std::array<int32_t, 3> a{};
     for (size_t i = 0; i < args_.size(); ++i) a[i] = args_[i].evaluate(views);
+    uint8_t* ws = views.workspace;
     if (auto* f0 = std::get_if<Kernel0>(&function_)) (*f0)(in, out, p);
     if (auto* f1 = std::get_if<Kernel1>(&function_)) (*f1)(in, out, p, a[0]);
     if (auto* f2 = std::get_if<Kernel2>(&function_)) (*f2)(in, out, p, a[0], a[1]);
     if (auto* f3 = std::get_if<Kernel3>(&function_)) (*f3)(in, out, p, a[0], a[1], a[2]);
-    if (auto* fi = std::get_if<KernelInplace>(&function_)) (*fi)(in, out, p, views.workspace, a[0]);
+    if (auto* w0 = std::get_if<KernelW0>(&function_)) (*w0)(in, out, p, ws);
+    if (auto* w1 = std::get_if<KernelW1>(&function_)) (*w1)(in, out, p, ws, a[0]);
+    if (auto* w2 = std::get_if<KernelW2>(&function_)) (*w2)(in, out, p, ws, a[0], a[1]);
+    if (auto* w3 = std::get_if<KernelW3>(&function_)) (*w3)(in, out, p, ws, a[0], a[1], a[2]);
   }
 
   Status emit(CallEmitter& emitter) const override {
     const std::string params = constants_->emit(emitter);
     std::vector<std::string> arguments{emitter.input_view(input_index_),
                                        emitter.output_view(0), "&" + params};
-    if (std::holds_alternative<KernelInplace>(function_)) arguments.push_back(emitter.workspace());
+    if (std::holds_alternative<KernelW0>(function_) || std::holds_alternative<KernelW1>(function_) ||
+        std::holds_alternative<KernelW2>(function_) || std::holds_alternative<KernelW3>(function_)) {
+      arguments.push_back(emitter.workspace());
+    }
     for (const ScalarArg& arg : args_) arguments.push_back(arg.spell(emitter));
     emitter.call("tinyfit/conv.h", name_, arguments);
     return {};
@@ -225,15 +275,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
   if (call.inputs.empty() || call.outputs.size() != 1) return fail_no_kernel(context, "these views");
   TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<ConvConstants> constants, ConvConstants::prepare(context));
   const tf_conv_params& p = constants->params();
-  const DtypeKernels& k = kernels_of(constants->dtype_token());
-  const std::string prefix = "tf_" + constants->dtype_token() + "_";
   const bool fc = node.op == ir::OpType::kFullyConnected;
   const bool depthwise = node.op == ir::OpType::kDepthwiseConv2D;
   using S = ScalarArg::Source;
   const ScalarArg bits = ScalarArg::fixed(call.accumulator_bits);
 
-  std::string name;
-  KernelFunction function;
+  // The call's kind and arguments, the same for every primitive.
+  CallKind kind = CallKind::kChannels;
   std::vector<ScalarArg> args;
   size_t input_index = 0;
   switch (call.mode) {
@@ -242,17 +290,14 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
       const bool whole = call.mode == plan::CallMode::kWhole;
       if (!fc && computes_rows_or_cols(call)) {
         TINYFIT_RETURN_IF_ERROR(check_row_call(context, depthwise));
-        name = prefix + (depthwise ? "dwconv2d_direct_rows" : "conv2d_direct_rows");
-        function = depthwise ? k.dwconv2d_rows : k.conv2d_rows;
+        kind = CallKind::kRows;
         break;
       }
       if (depthwise) {
-        name = prefix + "dwconv2d_direct";
-        function = k.dwconv2d;
+        kind = CallKind::kDepthwiseChannels;
         if (whole && call.inputs[0].buffer == call.outputs[0].buffer) {
           TINYFIT_ASSIGN_OR_RETURN(int64_t line_rows, count_line_buffer_rows(context, p));
-          name = prefix + "dwconv2d_direct_inplace";
-          function = k.dwconv2d_inplace;
+          kind = CallKind::kInPlace;
           args = {ScalarArg::fixed(line_rows)};
         } else if (whole) {
           args = {ScalarArg::fixed(0), ScalarArg::fixed(p.out_channels), ScalarArg::fixed(0)};
@@ -262,8 +307,6 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
         break;
       }
       if (!whole && p.groups > 1) return fail_no_kernel(context, "a grouped convolution by chunks");
-      name = prefix + (fc ? "fully_connected_direct" : "conv2d_direct");
-      function = fc ? k.fully_connected : k.conv2d;
       args = whole ? std::vector<ScalarArg>{ScalarArg::fixed(0), ScalarArg::fixed(p.out_channels)}
                    : std::vector<ScalarArg>{chunk_arg(S::kChunkBegin), chunk_arg(S::kChunkEnd)};
       break;
@@ -271,22 +314,27 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
     case plan::CallMode::kAccumulate:
       if (depthwise || p.groups > 1) return fail_no_kernel(context, "accumulation of a non-aggregating operator");
       TINYFIT_RETURN_IF_ERROR(check_accumulator(context, call.outputs[0], constants->is_float()));
-      name = prefix + (fc ? "fully_connected_direct_accumulate" : "conv2d_direct_accumulate");
-      function = fc ? k.fully_connected_accumulate : k.conv2d_accumulate;
+      kind = CallKind::kAccumulate;
       args = {chunk_arg(S::kChunkBegin), bits, chunk_arg(S::kFirstIteration)};
       break;
     case plan::CallMode::kFinalize:
       if (depthwise || p.groups > 1) return fail_no_kernel(context, "finalize of a non-aggregating operator");
       TINYFIT_RETURN_IF_ERROR(check_accumulator(context, call.inputs.back(), constants->is_float()));
-      name = prefix + "conv_finalize";
-      function = k.finalize;
+      kind = CallKind::kFinalize;
       args = {bits};
       input_index = call.inputs.size() - 1;
       break;
     case plan::CallMode::kCopy:
       return fail_no_kernel(context, "a copy");
   }
-  return std::make_unique<ConvKernel>(std::move(constants), std::move(name), function, input_index,
+
+  // The primitive (exec/conv_primitive.h's rule) and its kernel.
+  const ConvPrimitive primitive = choose_conv_primitive(describe_conv_call(context, *constants));
+  if (primitive != ConvPrimitive::kDirect) constants->pack_for(primitive, kind == CallKind::kAccumulate);
+  const KernelRow* row = find_kernel(constants->dtype_token(), primitive, node.op, kind);
+  TINYFIT_CHECK(row != nullptr) << "no " << conv_primitive_name(primitive) << " kernel for node '" << node.name
+                                << "' (" << constants->dtype_token() << ")";
+  return std::make_unique<ConvKernel>(std::move(constants), std::string(row->name), row->function, input_index,
                                       std::move(args));
 }
 

@@ -1,8 +1,10 @@
 #include "exec/bind_conv_params.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -67,6 +69,35 @@ Result<Geometry> describe(const KernelCallContext& context) {
                                        " features");
   }
   return g;
+}
+
+// Per output channel, the sum of |weight + weight offset| over the channel's
+// weights: rows of `row` elements ([Cout][...]), or every out_channels-th
+// element (DepthwiseConv2D's [1][KH][KW][Cout]).
+std::vector<int64_t> sum_absolute_weights(const std::vector<uint8_t>& weights, bool is_signed, int32_t weight_offset,
+                                          int64_t out_channels, bool channel_last) {
+  std::vector<int64_t> sums(static_cast<size_t>(out_channels), 0);
+  const size_t row = weights.size() / static_cast<size_t>(out_channels);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const int64_t w = (is_signed ? static_cast<int8_t>(weights[i]) : weights[i]) + int64_t{weight_offset};
+    sums[channel_last ? i % static_cast<size_t>(out_channels) : i / row] += w < 0 ? -w : w;
+  }
+  return sums;
+}
+
+// tinyfit/requantize.h's requirement for every channel.
+bool check_requantize_fits(const std::vector<int64_t>& weight_sums, const std::vector<int32_t>& bias,
+                           const std::vector<int32_t>& multiplier, const std::vector<int32_t>& shift,
+                           int64_t max_input) {
+  for (size_t c = 0; c < weight_sums.size(); ++c) {
+    const int64_t left = shift[c] > 0 ? shift[c] : 0, right = shift[c] > 0 ? 0 : -int64_t{shift[c]};
+    const int64_t largest = std::abs(int64_t{bias[c]}) + max_input * weight_sums[c];
+    if ((multiplier[c] != 0 && multiplier[c] < (int32_t{1} << 30)) || right > 31 || left > 30 ||
+        largest >= (int64_t{1} << (30 - left))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -134,6 +165,13 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     }
     p.input_offset = -q.input.zero_point;
     p.weight_offset = -q.weights.zero_point.front();
+    // The largest |x + offset| of the input's element range.
+    const int64_t max_input = std::max(std::abs((qs8 ? -128 : 0) + int64_t{p.input_offset}),
+                                       std::abs((qs8 ? 127 : 255) + int64_t{p.input_offset}));
+    c.requantize_fits_ = check_requantize_fits(
+        sum_absolute_weights(c.weights_, qs8, p.weight_offset, g.out_channels,
+                             node.op == ir::OpType::kDepthwiseConv2D),
+        c.bias_int_, c.multiplier_, c.shift_, max_input);
     p.output_offset = q.output.zero_point;
     p.activation_min = q.range.min;
     p.activation_max = q.range.max;
@@ -163,6 +201,50 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
   return constants;
 }
 
+void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
+  tf_conv_params& p = params_;
+  weight_sums_.clear();
+  p.weight_sums = nullptr;
+  if (!accumulates) {
+    for (size_t c = 0; c < multiplier_.size(); ++c) {
+      const int32_t left = std::max(shift_[c], 0), right = std::max(-shift_[c], 0);
+      requant_.push_back({multiplier_[c], left + 1, right > 0 ? int32_t{1} << (right - 1) : 0, right > 0 ? -1 : 0,
+                          right});
+    }
+    p.requant = requant_.data();
+    multiplier_.clear();
+    shift_.clear();
+    p.multiplier = p.shift = nullptr;
+  }
+  const bool is_signed = dtype_token_ == "qs8";
+  const auto channels = static_cast<size_t>(p.out_channels);
+  if (primitive == ConvPrimitive::kDepthwiseDsp) {
+    // int16 lanes of (weight + offset), [ceil(C/4)][KH][KW][4], two per word.
+    const size_t taps = weights_.size() / channels, groups = (channels + 3) / 4;
+    std::vector<uint32_t> words(groups * taps * 2, 0);
+    for (size_t t = 0; t < taps; ++t) {
+      for (size_t ch = 0; ch < channels; ++ch) {
+        const uint8_t raw = weights_[t * channels + ch];
+        const int32_t w = (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
+        const uint32_t lane = static_cast<uint16_t>(static_cast<int16_t>(w));
+        words[((ch / 4) * taps + t) * 2 + (ch % 4) / 2] |= ch % 2 ? lane << 16 : lane;
+      }
+    }
+    weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
+    weight_c_type_ = "uint32_t";
+  } else if (primitive == ConvPrimitive::kIm2colDsp) {
+    // Rows rounded up to a multiple of four, then 4 more bytes, all zero.
+    const size_t row = weights_.size() / channels, row4 = (row + 3) / 4 * 4;
+    std::vector<uint8_t> packed(channels * row4 + 4, 0);
+    for (size_t ch = 0; ch < channels; ++ch) {
+      std::copy_n(weights_.begin() + static_cast<ptrdiff_t>(ch * row), row,
+                  packed.begin() + static_cast<ptrdiff_t>(ch * row4));
+    }
+    weights_ = std::move(packed);
+  }
+  p.weights = weights_.data();
+}
+
 std::string ConvConstants::emit(CallEmitter& emitter) const {
   const tf_conv_params& p = params_;
   const std::string null_array = "(const int32_t*)0";
@@ -174,6 +256,11 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
   const std::string shift = shift_.empty() ? null_array : emitter.define_array("int32_t", "shift", as_bytes(shift_));
   const std::string weight_sums =
       weight_sums_.empty() ? null_array : emitter.define_array("int32_t", "weight_sums", as_bytes(weight_sums_));
+  // tf_requant_channel records as int32_t words (five per channel), read
+  // through a pointer to the struct (an aggregate of int32_t members).
+  const std::string requant =
+      requant_.empty() ? "(const tf_requant_channel*)0"
+                       : "(const tf_requant_channel*)" + emitter.define_array("int32_t", "requant", as_bytes(requant_));
   auto integer = [](int32_t v) {
     return v == std::numeric_limits<int32_t>::min() ? std::string("(-2147483647 - 1)") : std::to_string(v);
   };
@@ -184,6 +271,7 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
        {"multiplier", multiplier},
        {"shift", shift},
        {"weight_sums", weight_sums},
+       {"requant", requant},
        {"kernel_h", integer(p.kernel_h)},
        {"kernel_w", integer(p.kernel_w)},
        {"stride_h", integer(p.stride_h)},
@@ -204,6 +292,46 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
        {"activation_max", integer(p.activation_max)},
        {"float_min", format_float(p.float_min)},
        {"float_max", format_float(p.float_max)}});
+}
+
+ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvConstants& constants) {
+  const ir::Node& node = context.node();
+  const plan::KernelCall& call = context.call;
+  const tf_conv_params& p = constants.params();
+  ConvCallFacts facts;
+  facts.op = node.op;
+  facts.quantized = !constants.is_float();
+  facts.mode = call.mode;
+  facts.row_chunk = node.op != ir::OpType::kFullyConnected && computes_rows_or_cols(call);
+  facts.in_place = call.mode == plan::CallMode::kWhole && call.inputs[0].buffer == call.outputs[0].buffer;
+  if (node.op != ir::OpType::kFullyConnected) {
+    const auto& a = node.attr<ir::ConvAttrs>();
+    facts.kernel_h = a.kernel_h, facts.kernel_w = a.kernel_w;
+    facts.pad_top = a.pad.top, facts.pad_left = a.pad.left;
+    facts.pad_bottom = a.pad.bottom, facts.pad_right = a.pad.right;
+  }
+  facts.groups = p.groups;
+  facts.depth_multiplier = p.depth_multiplier;
+  facts.in_channels = p.in_channels;
+  facts.in_features = p.in_features;
+  facts.call_in_channels = call.inputs[0].shape.back();
+  facts.rows_contiguous = true;
+  if (node.op == ir::OpType::kFullyConnected && p.in_features != p.in_channels) {
+    // Features spanning (w, c) or (h, w, c): the view must be dense there.
+    const plan::View& x = call.inputs[0];
+    const size_t r = x.shape.size();
+    const int64_t row_elements = r >= 3 ? x.shape[r - 2] * x.shape[r - 1] : 0;
+    facts.rows_contiguous = r >= 3 && x.strides[r - 2] == x.shape[r - 1] &&
+                            (p.in_features == row_elements || x.strides[r - 3] == row_elements);
+  }
+  if (call.workspace >= 0) {
+    const plan::PlanBuffer& workspace = context.plan.buffers.at(static_cast<size_t>(call.workspace));
+    facts.workspace_bytes = workspace.bytes;
+    facts.workspace_alignment = workspace.alignment;
+  }
+  facts.requantize_fits = constants.requantize_fits();
+  facts.symmetric_weights = constants.dtype_token() == "qu8" || p.weight_offset == 0;
+  return facts;
 }
 
 }  // namespace tinyfit::exec

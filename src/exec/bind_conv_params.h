@@ -10,6 +10,10 @@
 // Requires: the node passed verify_graph; its weights (and bias) are constants.
 // Guarantees: params() points into this object's vectors; a dtype combination
 // no kernel implements is a fail_no_kernel error (exit 2).
+//
+// A __dsp kernel takes its weights in its own layout (tinyfit/conv.h) and the
+// requantisation as tf_requant_channel records: pack_for() re-lays them for
+// the chosen primitive, once, before the first run or emit.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/conv_primitive.h"
 #include "exec/kernel_call.h"
 #include "tinyfit/conv.h"
 
@@ -29,6 +34,17 @@ class ConvConstants {
   const std::string& dtype_token() const { return dtype_token_; }  // "qs8", "qu8", "f32"
   bool is_float() const { return dtype_token_ == "f32"; }
   const tf_conv_params& params() const { return params_; }
+  // Whether every output channel meets tinyfit/requantize.h's requirement
+  // (quantized nodes; false for float): its multiplier is TFLite's, its right
+  // shift at most 31, and the largest |accumulator| (bias plus the weights'
+  // absolute sum times the largest |input + offset|) shifted left stays below 2^30.
+  bool requantize_fits() const { return requantize_fits_; }
+
+  // Re-lays the weights for `primitive`'s kernel and keeps only the constants
+  // it reads: params().requant when it requantises, multiplier and shift when
+  // it only accumulates (16- and 8-bit accumulators round with them).
+  // Requires: a quantized node; requantize_fits() unless `accumulates`.
+  void pack_for(ConvPrimitive primitive, bool accumulates);
 
   // Defines the arrays and the tf_conv_params struct in generated code;
   // returns the struct's name.
@@ -42,7 +58,13 @@ class ConvConstants {
   std::vector<float> bias_float_;      // f32
   std::vector<int32_t> multiplier_, shift_;
   std::vector<int32_t> weight_sums_;   // qs8 / qu8 Conv2D and FullyConnected
+  std::vector<tf_requant_channel> requant_;  // after pack_for
+  bool requantize_fits_ = false;
   tf_conv_params params_{};
 };
+
+// The facts exec/conv_primitive.h's rule decides on, for this call of the
+// constants' node (its views, mode and workspace buffer).
+ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvConstants& constants);
 
 }  // namespace tinyfit::exec

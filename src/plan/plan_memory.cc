@@ -60,7 +60,10 @@ class LifetimeBuilder {
     if (uses.empty()) return {first, last};
     // Loops around every use: the home loop of a partial buffer is the last.
     size_t home_depth = 0;
-    if (plan_.buffers[static_cast<size_t>(b)].role == BufferRole::kPartial) {
+    const BufferRole role = plan_.buffers[static_cast<size_t>(b)].role;
+    if (role == BufferRole::kWorkspace) {
+      home_depth = std::numeric_limits<size_t>::max();  // scratch of its call: live at the call only
+    } else if (role == BufferRole::kPartial) {
       home_depth = uses.front().loops.size();
       for (const BufferUse& use : uses) {
         size_t common = 0;

@@ -10,7 +10,8 @@
 //    innermost loop around all its uses (its home loop), is written before it
 //    is read in every iteration of that loop, and so is live only between its
 //    uses there (a use inside a loop nested in the home loop counts as that
-//    whole nested loop).
+//    whole nested loop); or a kWorkspace buffer: scratch of one call, live
+//    at its call only.
 // So the memory of a loop is the largest sum of live bytes at any position of
 // its body, its carried buffers included. Model inputs are live from position
 // 0, model outputs until the last.

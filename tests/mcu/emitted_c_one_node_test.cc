@@ -12,8 +12,11 @@
 
 #include "support/kernel_oracle_reduce_move_cases.h"
 #include "emitted_build.h"
+#include "exec/add_kernel_workspaces.h"
+#include "support/conv_test_nets.h"
 #include "exec/plan_executor.h"
 #include "checked_model.h"
+#include "plan/plan_memory.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -116,6 +119,61 @@ TEST_P(EmittedCOneNode, HostAndCortexM4RunsEqualThePlanExecutorByteForByte) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_cases()),
                          [](const auto& param_info) { return param_info.param.name; });
+
+// The __dsp kernels (ACLE intrinsics on the board, portable C in the plan
+// executor) on a chain that takes each of them: a 3x3 stride-2 Conv2D of a
+// three-channel image (im2col through the staging row), a depthwise over six
+// channels (a group of four and two single channels), a 1x1 Conv2D (im2col,
+// or the workspace-free 1x1 kernel without workspaces) and a FullyConnected
+// over the flattened pixels; int8 and uint8, with and without the kernels'
+// workspaces. The board's bytes must equal the plan executor's.
+TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  for (DType dtype : {DType::kI8, DType::kU8}) {
+    exec::conv_test::Net net;
+    net.dtype = dtype;
+    exec::conv_test::Layer conv, depthwise, pointwise, fc;
+    conv.out_channels = 6, conv.kernel_h = conv.kernel_w = 3, conv.stride = 2, conv.pad = {1, 1, 1, 1};
+    conv.activation = exec::conv_test::relu6();
+    depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 6;
+    depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
+    pointwise.out_channels = 8;
+    fc.op = OpType::kFullyConnected, fc.out_channels = 5;
+    ir::TensorId t = net.add_layer("conv", net.add_input({1, 9, 8, 3}), conv);
+    t = net.add_layer("depthwise", t, depthwise);
+    t = net.add_layer("pointwise", t, pointwise);
+    net.set_output(net.add_layer("fc", t, fc, true));
+    Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+    ASSERT_TRUE(m) << m.error().format();
+    for (bool workspaces : {false, true}) {
+      Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
+      ASSERT_TRUE(plan) << plan.error().format();
+      if (workspaces) {
+        Result<int> added = exec::add_kernel_workspaces(m->graph, *plan);
+        ASSERT_TRUE(added && *added == 2) << "the two Conv2D calls take im2col workspaces";
+        ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
+      }
+      Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+      ASSERT_TRUE(executed) << executed.error().format();
+      const std::string name = std::string("fast_kernels/") + std::string(ir::dtype_name(dtype)) +
+                               (workspaces ? "_workspaces" : "");
+      Result<EmittedBuild> build =
+          emit_and_build(m->graph, *plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+      ASSERT_TRUE(build) << build.error().format();
+      for (const std::string& kernel : build->model.kernels) {
+        if (kernel.find("conv") != std::string::npos || kernel.find("fully") != std::string::npos) {
+          EXPECT_TRUE(kernel.ends_with("__dsp") || kernel == "tf_qs8_conv2d_direct" || kernel == "tf_qu8_conv2d_direct")
+              << kernel << " (only the 3x3 Conv2D without a workspace runs the direct loops)";
+        }
+      }
+      Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+      ASSERT_TRUE(report) << report.error().format();
+      EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace tinyfit::mcu

@@ -175,6 +175,20 @@ std::optional<int64_t> read_symbol_bytes(const std::string& elf, const std::stri
   return std::nullopt;
 }
 
+std::optional<int64_t> measure_code_bytes(Target target, const std::string& source,
+                                          const std::vector<std::string>& include_dirs) {
+  const std::string object = source + ".o";
+  std::string command = quote(TINYFIT_ARM_GCC) + " " + board_flags(target) +
+                        " -std=c99 -O2 -ffreestanding -ffunction-sections -fdata-sections -c -o " + quote(object);
+  for (const std::string& dir : include_dirs) command += " -I" + quote(dir);
+  if (run_command(command + " " + quote(source)).exit_code != 0) return std::nullopt;
+  int64_t text = 0;
+  for (const auto& [section, bytes] : read_section_bytes(object)) {
+    if (section.starts_with(".text")) text += bytes;
+  }
+  return text;
+}
+
 std::map<std::string, int64_t> read_section_bytes(const std::string& elf) {
   const CommandResult size = run_command(quote(TINYFIT_ARM_SIZE) + " -A " + quote(elf));
   std::map<std::string, int64_t> sections;

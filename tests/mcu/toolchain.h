@@ -87,4 +87,10 @@ std::optional<int64_t> read_symbol_bytes(const std::string& elf, const std::stri
 // Section name -> bytes (arm-none-eabi-size -A).
 std::map<std::string, int64_t> read_section_bytes(const std::string& elf);
 
+// Code bytes (.text) of one C source compiled alone for a board target with
+// the flags build_program uses (an object file written beside the source);
+// nullopt if it does not compile.
+std::optional<int64_t> measure_code_bytes(Target target, const std::string& source,
+                                          const std::vector<std::string>& include_dirs);
+
 }  // namespace tinyfit::mcu

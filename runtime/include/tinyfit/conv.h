@@ -27,6 +27,7 @@
 #ifndef TINYFIT_CONV_H_
 #define TINYFIT_CONV_H_
 
+#include "tinyfit/requantize.h"
 #include "tinyfit/runtime.h"
 
 #ifdef __cplusplus
@@ -36,12 +37,15 @@ extern "C" {
 /* Everything a conv-family call needs besides its views: what generated code
  * keeps in flash. Fields an operator does not use are 0 (or NULL). */
 typedef struct tf_conv_params {
-  const void* weights;        /* IR layout (above); int8_t, uint8_t or float */
+  const void* weights;        /* IR layout (above); int8_t, uint8_t or float; a __dsp kernel's own layout
+                                 where its declaration says so */
   const void* bias;           /* [out_channels]: int32_t (qs8, qu8) or float (f32) */
   const int32_t* multiplier;  /* [out_channels] Q31 requantisation multiplier (qs8, qu8) */
   const int32_t* shift;       /* [out_channels] its power of two (> 0: left) */
   const int32_t* weight_sums; /* [out_channels] sum of each channel's weights (qs8, qu8 Conv2D and
                                  FullyConnected): the input zero point's share, hoisted */
+  const tf_requant_channel* requant; /* [out_channels] (__dsp kernels): multiplier and shift in the
+                                        form of requantize.h */
   int32_t kernel_h, kernel_w;
   int32_t stride_h, stride_w;
   int32_t dilation_h, dilation_w;
@@ -148,6 +152,77 @@ void tf_qu8_conv_finalize(const tf_view* accumulator, const tf_view* output, con
                           int32_t accumulator_bits);
 void tf_f32_conv_finalize(const tf_view* accumulator, const tf_view* output, const tf_conv_params* params,
                           int32_t accumulator_bits);
+
+/* --- __dsp kernels (tinyfit/dsp.h: Cortex-M DSP extension, portable C elsewhere) ---
+ * qs8 and qu8, bit-exact with the _direct kernels. They read params->requant
+ * instead of multiplier / shift (the compiler calls them only when every
+ * channel meets requantize.h's requirement) and never weight_sums. */
+
+/* DepthwiseConv2D, multiplier 1, with int16 weights plus the weight offset
+ * (kernel_templates/dwconv2d_dsp.h: w[ceil(C/4)][KH][KW][4] in 32-bit words of
+ * two lanes); the same calls as the _direct kernels above. */
+void tf_qs8_dwconv2d_direct__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_qu8_dwconv2d_direct__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_qs8_dwconv2d_direct_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
+void tf_qu8_dwconv2d_direct_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
+void tf_qs8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                         uint8_t* workspace, int32_t line_rows);
+void tf_qu8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                         uint8_t* workspace, int32_t line_rows);
+
+/* Conv2D as partial im2col + GEMM (kernel_templates/conv2d_im2col_dsp.h):
+ * weights int8 / uint8 w[Cout][K4] (K = KH * KW * Cin / groups, rounded up to a
+ * multiple of four with zeros) plus 4 zero bytes; `workspace` (8-byte aligned)
+ * of tf_conv2d_im2col_workspace_bytes(K) bytes, K = the taps of one call
+ * (accumulate: KH * KW * the input view's channels). Whole / chunk, rows
+ * (as tf_*_conv2d_direct_rows) and accumulate (1x1 only: the chunk's weights
+ * are then contiguous) calls. */
+#define TF_CONV_IM2COL_PIXELS 3
+static inline int32_t tf_conv2d_im2col_workspace_bytes(int32_t k) {
+  const int32_t k4 = (k + 3) & ~3;
+  return k4 * 2 * TF_CONV_IM2COL_PIXELS + k4;
+}
+void tf_qs8_conv2d_im2col__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_qu8_conv2d_im2col__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_qs8_conv2d_im2col_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace);
+void tf_qu8_conv2d_im2col_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace);
+void tf_qs8_conv2d_im2col_accumulate__dsp(const tf_view* input, const tf_view* accumulator,
+                                          const tf_conv_params* params, uint8_t* workspace, int32_t in_begin,
+                                          int32_t accumulator_bits, int32_t first_iteration);
+void tf_qu8_conv2d_im2col_accumulate__dsp(const tf_view* input, const tf_view* accumulator,
+                                          const tf_conv_params* params, uint8_t* workspace, int32_t in_begin,
+                                          int32_t accumulator_bits, int32_t first_iteration);
+
+/* 1x1 Conv2D without padding, and FullyConnected, straight from the input
+ * (kernel_templates/dot_dsp.h; no workspace): weights in the IR layout; the
+ * same calls as the _direct kernels. FullyConnected needs each row's features
+ * contiguous in the input view, and an accumulate call In == C. */
+void tf_qs8_conv2d_1x1__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            int32_t out_begin, int32_t out_end);
+void tf_qu8_conv2d_1x1__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            int32_t out_begin, int32_t out_end);
+void tf_qs8_conv2d_1x1_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
+void tf_qu8_conv2d_1x1_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
+void tf_qs8_conv2d_1x1_accumulate__dsp(const tf_view* input, const tf_view* accumulator, const tf_conv_params* params,
+                                       int32_t in_begin, int32_t accumulator_bits, int32_t first_iteration);
+void tf_qu8_conv2d_1x1_accumulate__dsp(const tf_view* input, const tf_view* accumulator, const tf_conv_params* params,
+                                       int32_t in_begin, int32_t accumulator_bits, int32_t first_iteration);
+void tf_qs8_fully_connected_direct__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                        int32_t out_begin, int32_t out_end);
+void tf_qu8_fully_connected_direct__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                        int32_t out_begin, int32_t out_end);
+void tf_qs8_fully_connected_direct_accumulate__dsp(const tf_view* input, const tf_view* accumulator,
+                                                   const tf_conv_params* params, int32_t in_begin,
+                                                   int32_t accumulator_bits, int32_t first_iteration);
+void tf_qu8_fully_connected_direct_accumulate__dsp(const tf_view* input, const tf_view* accumulator,
+                                                   const tf_conv_params* params, int32_t in_begin,
+                                                   int32_t accumulator_bits, int32_t first_iteration);
 
 #ifdef __cplusplus
 }

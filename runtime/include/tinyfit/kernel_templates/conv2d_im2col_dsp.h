@@ -1,0 +1,286 @@
+/* Conv2D as partial im2col + GEMM with 16-bit lanes, over conv_dsp_arithmetic.h
+ * (included first). The including file defines TF_CONV_IM2COL_DSP,
+ * TF_CONV_IM2COL_DSP_ROWS or TF_CONV_IM2COL_DSP_ACCUMULATE.
+ *
+ * Three output pixels at a time: their input windows are gathered into the
+ * workspace, widened to 16 bits with the input offset added (zero where the
+ * window leaves the input), then the output channels, two at a time, are dot
+ * products of their weights with the three columns. Per group of four taps:
+ * two weight loads and four widenings shared by the three pixels, six column
+ * loads shared by the two channels, twelve SMLADs: 24 MACs in about 30
+ * instructions with GCC -O2 (three pixels and two channels keep the twelve
+ * live values in the Cortex-M's registers; four pixels by one channel took
+ * 23 for 16 MACs, four by two spilled).
+ *
+ * Weights (params->weights): int8 / uint8 w[Cout][K4] with K = KH * KW *
+ * Cin / groups in the IR order (ky, kx, c) and K4 = K rounded up to a multiple
+ * of four (zeros after K), then 4 more zero bytes (a 1x1 accumulate chunk
+ * reads up to 3 weights past its channels; the workspace's zero lanes cancel
+ * them). The workspace (8-byte aligned) holds TF_CONV_IM2COL_PIXELS columns of
+ * K4 16-bit lanes and a staging row of K4 bytes:
+ * tf_conv2d_im2col_workspace_bytes(K). */
+#include "tinyfit/kernel_templates/conv_taps.h"
+
+#define IM2COL_PIXELS TF_CONV_IM2COL_PIXELS
+/* The GEMM below is written out for three pixels. */
+typedef char im2col_three_pixels[IM2COL_PIXELS == 3 ? 1 : -1];
+
+/* Columns: pixel p's group j is 64-bit word j * IM2COL_PIXELS + p, the even
+ * and odd elements of its four (dsp_widen_even / odd) in its low and high
+ * halves: written as 64-bit words (one STRD), read as the 32-bit halves. */
+typedef struct im2col_columns {
+  uint64_t* words;
+  dsp_element* staging; /* unaligned taps: one column of raw elements */
+  int32_t k4;           /* lanes per column */
+} im2col_columns;
+
+/* The window geometry of a call. */
+typedef struct im2col_window {
+  int32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  int32_t channels; /* per tap: the node's Cin / groups, or an accumulate chunk's */
+} im2col_window;
+
+/* Widens `groups` groups of four raw elements into pixel p's column from
+ * group j on. */
+static inline void im2col_widen(const im2col_columns* cols, int32_t p, int32_t j, const dsp_element* x, int32_t groups,
+                                uint32_t x_offset_lanes) {
+  uint64_t* out = cols->words + (ptrdiff_t)j * IM2COL_PIXELS + p;
+  const dsp_element* const x_end = x + groups * 4;
+  for (; x < x_end; x += 4, out += IM2COL_PIXELS) {
+    const uint32_t xw = tf_load_u32(x);
+    *out = (uint64_t)dsp_widen_odd(xw, x_offset_lanes) << 32 | dsp_widen_even(xw, x_offset_lanes);
+  }
+}
+
+/* Elements [k, k + count) of pixel p's column, when their source is outside
+ * the input: zero lanes (aligned taps) or the input zero point (staging). */
+static inline void im2col_fill(const im2col_columns* cols, int32_t p, int32_t k, int32_t count, int32_t aligned,
+                               dsp_element zero_point) {
+  int32_t i;
+  if (aligned) {
+    uint64_t* out = cols->words + (ptrdiff_t)(k >> 2) * IM2COL_PIXELS + p;
+    for (i = 0; i < count; i += 4, out += IM2COL_PIXELS) *out = 0;
+  } else {
+    for (i = 0; i < count; ++i) cols->staging[k + i] = zero_point;
+  }
+}
+
+/* Elements [k, k + count) of pixel p's column from contiguous input x. */
+static inline void im2col_copy(const im2col_columns* cols, int32_t p, int32_t k, const dsp_element* x, int32_t count,
+                               int32_t aligned, uint32_t x_offset_lanes) {
+  int32_t i = 0;
+  if (aligned) {
+    im2col_widen(cols, p, k >> 2, x, count >> 2, x_offset_lanes);
+    return;
+  }
+  for (; i + 4 <= count; i += 4) tf_store_u32(cols->staging + k + i, tf_load_u32(x + i));
+  for (; i < count; ++i) cols->staging[k + i] = x[i];
+}
+
+/* Pixel p's column from the input view (its channel 0 is the first of the
+ * tap's `channels`): window at input (iy0, ix0) of image n. Taps of a multiple
+ * of four channels are widened straight into the column (zero words for taps
+ * outside the input); other widths are first copied as raw elements into the
+ * staging row, the input zero point standing for taps outside (it widens to
+ * 0), and widened as one. The in-bounds taps of a row are one contiguous run
+ * when the view is dense along the row and not dilated. */
+static void im2col_gather(const im2col_columns* cols, int32_t p, const tf_view* input, const im2col_window* win,
+                          int32_t n, int32_t iy0, int32_t ix0, int32_t x_offset, uint32_t x_offset_lanes) {
+  const int32_t channels = win->channels;
+  const int32_t aligned = (channels & 3) == 0;
+  const int32_t row_elements = win->kernel_w * channels;
+  const ptrdiff_t xs2 = input->strides[2];
+  const int32_t contiguous = win->dilation_w == 1 && xs2 == channels;
+  const dsp_element zero_point = (dsp_element)(-x_offset);
+  int32_t ky_begin, ky_end, kx_begin, kx_end, ky, kx;
+  conv_tap_range(iy0, win->dilation_h, win->kernel_h, input->shape[1], &ky_begin, &ky_end);
+  conv_tap_range(ix0, win->dilation_w, win->kernel_w, input->shape[2], &kx_begin, &kx_end);
+  for (ky = 0; ky < win->kernel_h; ++ky) {
+    const int32_t k = ky * row_elements;
+    const dsp_element* x_row;
+    if (ky < ky_begin || ky >= ky_end) {
+      im2col_fill(cols, p, k, row_elements, aligned, zero_point);
+      continue;
+    }
+    x_row = (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+            (ptrdiff_t)(iy0 + ky * win->dilation_h) * input->strides[1] + (ptrdiff_t)ix0 * xs2;
+    im2col_fill(cols, p, k, kx_begin * channels, aligned, zero_point);
+    if (contiguous) {
+      im2col_copy(cols, p, k + kx_begin * channels, x_row + (ptrdiff_t)kx_begin * xs2, (kx_end - kx_begin) * channels,
+                  aligned, x_offset_lanes);
+    } else {
+      for (kx = kx_begin; kx < kx_end; ++kx) {
+        im2col_copy(cols, p, k + kx * channels, x_row + (ptrdiff_t)kx * win->dilation_w * xs2, channels, aligned,
+                    x_offset_lanes);
+      }
+    }
+    im2col_fill(cols, p, k + kx_end * channels, (win->kernel_w - kx_end) * channels, aligned, zero_point);
+  }
+  if (!aligned) {
+    const int32_t k = win->kernel_h * row_elements;
+    im2col_fill(cols, p, k, cols->k4 - k, 0, zero_point);
+    im2col_widen(cols, p, 0, cols->staging, cols->k4 >> 2, x_offset_lanes);
+  }
+}
+
+/* Where a group of pixels writes: element offsets of each pixel in the output
+ * view, and how many of the group are real (the last group of a call may
+ * have fewer; the others repeat the first pixel's window, so their results
+ * are the first pixel's). */
+typedef struct im2col_targets {
+  ptrdiff_t y[IM2COL_PIXELS];
+  int32_t count;
+} im2col_targets;
+
+/* acc[p][j] += weights of channel j (k4 of them, from w[j]) . column p, for
+ * the three pixels and two channels: per group of four taps, two weight
+ * loads and four widenings shared by the pixels, six column loads shared by
+ * the channels, twelve SMLADs (24 MACs in about 29 instructions). */
+static inline void im2col_dot3x2(const uint32_t* lanes, const dsp_element* w0, const dsp_element* w1, int32_t k4,
+                                 uint32_t w_offset_lanes, int32_t acc[6]) {
+  int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5];
+  const dsp_element* const w_end = w0 + k4;
+  for (; w0 < w_end; w0 += 4, w1 += 4, lanes += 2 * IM2COL_PIXELS) {
+    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w1);
+    const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);
+    const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);
+    const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes), odd1 = dsp_widen_weights_odd(ww1, w_offset_lanes);
+    uint32_t l = lanes[0];
+    a00 = tf_smlad(l, even0, a00), a01 = tf_smlad(l, even1, a01);
+    l = lanes[1];
+    a00 = tf_smlad(l, odd0, a00), a01 = tf_smlad(l, odd1, a01);
+    l = lanes[2];
+    a10 = tf_smlad(l, even0, a10), a11 = tf_smlad(l, even1, a11);
+    l = lanes[3];
+    a10 = tf_smlad(l, odd0, a10), a11 = tf_smlad(l, odd1, a11);
+    l = lanes[4];
+    a20 = tf_smlad(l, even0, a20), a21 = tf_smlad(l, even1, a21);
+    l = lanes[5];
+    a20 = tf_smlad(l, odd0, a20), a21 = tf_smlad(l, odd1, a21);
+  }
+  acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11, acc[4] = a20, acc[5] = a21;
+}
+
+/* Channels [c_begin, c_end) of the gathered pixels, two at a time (an odd last
+ * channel is computed twice), each channel's weights k4 from `w`, the next
+ * channel's row_k4 further on; requantised and stored at channel
+ * c - out_begin (a repeated pixel stores its first pixel's value again), or
+ * added to the accumulators (channel c). */
+TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const dsp_element* w, int32_t row_k4, int32_t k4,
+                                          int32_t c_begin, int32_t c_end, const im2col_targets* targets,
+                                          const tf_view* output, const tf_conv_params* p, int32_t out_begin,
+                                          int32_t accumulate, int32_t bits, int32_t first) {
+  const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
+  const dsp_clamp clamp = dsp_make_clamp(p);
+  const int32_t* bias = (const int32_t*)p->bias;
+  const int32_t count = targets->count;
+  dsp_element* y[IM2COL_PIXELS];
+  int32_t c, i, j;
+  for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets->y[i < count ? i : 0] - out_begin;
+  for (c = c_begin; c < c_end; c += 2, w += 2 * row_k4) {
+    const int32_t pair = c + 1 < c_end;
+    int32_t acc[2 * IM2COL_PIXELS];
+    for (i = 0; i < IM2COL_PIXELS; ++i) {
+      acc[2 * i] = accumulate ? 0 : bias[c];
+      acc[2 * i + 1] = accumulate ? 0 : bias[c + pair];
+    }
+    im2col_dot3x2((const uint32_t*)(const void*)columns, w, w + pair * row_k4, k4, w_offset_lanes, acc);
+    if (accumulate) {
+      for (j = 0; j <= pair; ++j) {
+        for (i = 0; i < count; ++i) {
+          conv_store_accumulator(output->data, targets->y[i] + c + j, (conv_sum)acc[2 * i + j], c + j, p, bits, first);
+        }
+      }
+    } else if (pair) {
+      const tf_requant_channel q0 = p->requant[c], q1 = p->requant[c + 1];
+      dsp_store2(y[0] + c, tf_requantize(acc[0], &q0), tf_requantize(acc[1], &q1), &clamp);
+      dsp_store2(y[1] + c, tf_requantize(acc[2], &q0), tf_requantize(acc[3], &q1), &clamp);
+      dsp_store2(y[2] + c, tf_requantize(acc[4], &q0), tf_requantize(acc[5], &q1), &clamp);
+    } else {
+      const tf_requant_channel q = p->requant[c];
+      for (i = 0; i < IM2COL_PIXELS; ++i) y[i][c] = dsp_requantize(acc[2 * i], &q, &clamp);
+    }
+  }
+}
+
+/* The output pixels of `output` (its (0, 0) the node's (out_row, out_col);
+ * the input view's (0, 0) the node's input (in_row, in_col)) in groups of
+ * four, channels [out_begin, out_end) (grouped: of every group), written at
+ * channel c - out_begin, or (accumulate) the contribution of the input view's
+ * channels, the node's from in_begin, added to int32/16/8 accumulators. */
+static void im2col_run(const tf_view* input, const tf_view* output, const tf_conv_params* p, uint8_t* workspace,
+                       int32_t out_begin, int32_t out_end, int32_t out_row, int32_t in_row, int32_t out_col,
+                       int32_t in_col, int32_t accumulate, int32_t in_begin, int32_t bits, int32_t first) {
+  const int32_t groups = p->groups;
+  const int32_t group_out = p->out_channels / groups;
+  const int32_t x_offset = p->input_offset;
+  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
+  const dsp_element* weights = (const dsp_element*)p->weights;
+  const int32_t row_k4 = (p->kernel_h * p->kernel_w * (p->in_channels / groups) + 3) & ~3;
+  const int32_t out_cols = output->shape[2];
+  const int32_t pixels = output->shape[0] * output->shape[1] * out_cols;
+  im2col_window win;
+  im2col_columns cols;
+  int32_t first_pixel;
+  win.kernel_h = p->kernel_h, win.kernel_w = p->kernel_w, win.stride_h = p->stride_h, win.stride_w = p->stride_w;
+  win.dilation_h = p->dilation_h, win.dilation_w = p->dilation_w;
+  win.pad_top = p->pad_top - out_row * p->stride_h + in_row;
+  win.pad_left = p->pad_left - out_col * p->stride_w + in_col;
+  win.channels = accumulate ? input->shape[3] : p->in_channels / groups;
+  cols.k4 = (win.kernel_h * win.kernel_w * win.channels + 3) & ~3;
+  cols.words = (uint64_t*)(void*)workspace;
+  cols.staging = (dsp_element*)(void*)(workspace + (ptrdiff_t)cols.k4 * 2 * IM2COL_PIXELS);
+  for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
+    im2col_targets targets;
+    int32_t at[IM2COL_PIXELS][3], i, group;
+    targets.count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
+    for (i = 0; i < IM2COL_PIXELS; ++i) {
+      const int32_t pixel = first_pixel + (i < targets.count ? i : 0);
+      at[i][2] = pixel % out_cols;
+      at[i][1] = pixel / out_cols % output->shape[1];
+      at[i][0] = pixel / out_cols / output->shape[1];
+      targets.y[i] = (ptrdiff_t)at[i][0] * output->strides[0] + (ptrdiff_t)at[i][1] * output->strides[1] +
+                     (ptrdiff_t)at[i][2] * output->strides[2];
+    }
+    for (group = 0; group < groups; ++group) {
+      const int32_t c_begin = out_begin > group * group_out ? out_begin : group * group_out;
+      const int32_t c_end = out_end < (group + 1) * group_out ? out_end : (group + 1) * group_out;
+      tf_view group_input = *input;
+      if (c_begin >= c_end) continue;
+      group_input.data = (dsp_element*)input->data + group * win.channels;
+      for (i = 0; i < IM2COL_PIXELS; ++i) {
+        im2col_gather(&cols, i, &group_input, &win, at[i][0], at[i][1] * win.stride_h - win.pad_top,
+                      at[i][2] * win.stride_w - win.pad_left, x_offset, x_offset_lanes);
+      }
+      im2col_channels(cols.words, weights + (ptrdiff_t)c_begin * row_k4 + (accumulate ? in_begin : 0), row_k4, cols.k4,
+                      c_begin, c_end, &targets, output, p, out_begin, accumulate, bits, first);
+    }
+  }
+}
+
+#ifdef TF_CONV_IM2COL_DSP
+void TF_CONV_IM2COL_DSP(const tf_view* input, const tf_view* output, const tf_conv_params* params, uint8_t* workspace,
+                        int32_t out_begin, int32_t out_end) {
+  im2col_run(input, output, params, workspace, out_begin, out_end, 0, 0, 0, 0, 0, 0, 32, 1);
+}
+#endif
+
+#ifdef TF_CONV_IM2COL_DSP_ROWS
+/* The part of the output its view shows (rows, cols and channels from its
+ * origin) from the input rows and cols the input view shows (all channels),
+ * as conv2d_direct_rows. */
+void TF_CONV_IM2COL_DSP_ROWS(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                             uint8_t* workspace) {
+  im2col_run(input, output, params, workspace, output->origin[3], output->origin[3] + output->shape[3],
+             output->origin[1], input->origin[1], output->origin[2], input->origin[2], 0, 0, 32, 1);
+}
+#endif
+
+#ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
+void TF_CONV_IM2COL_DSP_ACCUMULATE(const tf_view* input, const tf_view* accumulator, const tf_conv_params* params,
+                                   uint8_t* workspace, int32_t in_begin, int32_t accumulator_bits,
+                                   int32_t first_iteration) {
+  im2col_run(input, accumulator, params, workspace, 0, params->out_channels, 0, 0, 0, 0, 1, in_begin,
+             accumulator_bits, first_iteration);
+}
+#endif

@@ -1,0 +1,173 @@
+/* DepthwiseConv2D with 16-bit lanes (multiplier 1), over conv_dsp_arithmetic.h
+ * (included first). The including file defines TF_DWCONV_DSP,
+ * TF_DWCONV_DSP_ROWS or TF_DWCONV_DSP_INPLACE, the function it implements.
+ *
+ * Weights (params->weights): int16 w[ceil(C/4)][KH][KW][4], channel c in
+ * group c/4, lane c%4, each weight already plus the weight offset (widened
+ * once by the compiler: flash pays 2 bytes a weight, a few hundred bytes a
+ * layer), stored as 32-bit words of two lanes (lane 0 in the low half) and
+ * word aligned, so a tap of four channels is one 64-bit load.
+ *
+ * Four channels at a time: one 32-bit load brings a tap's four input
+ * channels, two widenings split them into even and odd channels, and each
+ * channel's product is one SMLAxy whose halves select its lanes: a tap of four
+ * channels is about ten instructions (2.5 per MAC; CMSIS-NN's s8 depthwise
+ * spends 8-9). Channels before the first multiple of four and after the last,
+ * one at a time. Taps outside the input are skipped (offsets are added on
+ * widening, so a padded tap adds nothing). */
+#include "tinyfit/kernel_templates/conv_taps.h"
+
+/* The in-bounds taps of one output pixel. */
+typedef struct dwconv_dsp_window {
+  const dsp_element* x; /* input at the first tap, channel 0 of the node */
+  int32_t first_tap;    /* ky * KW + kx of the first tap */
+  int32_t rows, cols;   /* taps in bounds */
+} dwconv_dsp_window;
+
+/* Weight of channel c at tap `tap`: lane c % 4 of its group's tap. */
+static inline int32_t dwconv_dsp_weight(const uint32_t* words, ptrdiff_t group_words, int32_t c, int32_t tap) {
+  const uint32_t word = words[(c >> 2) * group_words + tap * 2 + ((c & 3) >> 1)];
+  return (int32_t)(int16_t)(uint16_t)(c & 1 ? word >> 16 : word & 0xffffu);
+}
+
+/* One channel c, every tap of the window. */
+static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uint32_t* words, ptrdiff_t group_words,
+                                         int32_t c, const tf_conv_params* p, ptrdiff_t x_row_step, ptrdiff_t x_col_step,
+                                         int32_t x_offset) {
+  const dsp_element* x = win->x + c;
+  int32_t acc = ((const int32_t*)p->bias)[c], ky, kx;
+  for (ky = 0; ky < win->rows; ++ky, x += x_row_step) {
+    const int32_t tap = win->first_tap + ky * p->kernel_w;
+    for (kx = 0; kx < win->cols; ++kx) {
+      acc += dsp_widen(x[kx * x_col_step], x_offset) * dwconv_dsp_weight(words, group_words, c, tap + kx);
+    }
+  }
+  return acc;
+}
+
+/* One tap of four channels: a0..a3 += (x + offset) * w, lanes selected by
+ * SMLAxy (even channels in `even`, odd ones in `odd`; w01 = (w0, w1),
+ * w23 = (w2, w3)). */
+#define DWCONV_DSP_TAP(x_tap, w_pair)                                                                      \
+  do {                                                                                                     \
+    const uint32_t xw_ = tf_load_u32(x_tap);                                                               \
+    const uint32_t even_ = dsp_widen_even(xw_, x_offset_lanes), odd_ = dsp_widen_odd(xw_, x_offset_lanes); \
+    const uint32_t w01_ = (w_pair)[0], w23_ = (w_pair)[1];                                                 \
+    a0 = tf_smlabb(even_, w01_, a0);                                                                       \
+    a1 = tf_smlabt(odd_, w01_, a1);                                                                        \
+    a2 = tf_smlatb(even_, w23_, a2);                                                                       \
+    a3 = tf_smlatt(odd_, w23_, a3);                                                                        \
+  } while (0)
+
+/* Channels c..c+3 of one pixel over its window's taps; `w` is the group's
+ * first tap (two words of weight pairs per tap). Kept apart from the pixel
+ * loop so that accumulators, pointers and lanes stay in registers; a full
+ * 3x3 window (every pixel away from the border) is unrolled. */
+TF_INNER_LOOP static void dwconv_dsp_group(const dsp_element* x, const uint32_t* w, const int32_t* bias, int32_t rows,
+                                           int32_t cols, int32_t kernel_w, ptrdiff_t x_row_step, ptrdiff_t x_col_step,
+                                           uint32_t x_offset_lanes, int32_t acc[4]) {
+  int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+  if (rows == 3 && cols == 3 && kernel_w == 3) {
+    DWCONV_DSP_TAP(x, w);
+    DWCONV_DSP_TAP(x + x_col_step, w + 2);
+    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 4);
+    x += x_row_step;
+    DWCONV_DSP_TAP(x, w + 6);
+    DWCONV_DSP_TAP(x + x_col_step, w + 8);
+    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 10);
+    x += x_row_step;
+    DWCONV_DSP_TAP(x, w + 12);
+    DWCONV_DSP_TAP(x + x_col_step, w + 14);
+    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 16);
+  } else {
+    int32_t ky;
+    for (ky = 0; ky < rows; ++ky, x += x_row_step, w += kernel_w * 2) {
+      const dsp_element* x_tap = x;
+      const uint32_t* w_tap = w;
+      const uint32_t* const w_end = w + cols * 2;
+      for (; w_tap < w_end; w_tap += 2, x_tap += x_col_step) DWCONV_DSP_TAP(x_tap, w_tap);
+    }
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+#undef DWCONV_DSP_TAP
+
+/* Output channels [out_begin, out_end) of the node into `output`, whose
+ * (oy, ox) is the node's output (out_row + oy, out_col + ox), from an input
+ * view whose channel 0 is the node's input channel in_begin and whose (0, 0)
+ * is the node's input (in_row, in_col); rows and cols outside the input view
+ * are the window's padding (as dwconv2d_direct.h's dwconv_rows). */
+static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
+                            int32_t out_end, int32_t in_begin, int32_t out_row, int32_t in_row, int32_t out_col,
+                            int32_t in_col) {
+  const uint32_t* words = (const uint32_t*)p->weights;
+  const int32_t* bias = (const int32_t*)p->bias;
+  const tf_requant_channel* requant = p->requant;
+  const int32_t x_offset = p->input_offset;
+  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
+  const dsp_clamp clamp = dsp_make_clamp(p);
+  const int32_t kernel_w = p->kernel_w;
+  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2;
+  const ptrdiff_t xs0 = input->strides[0], xs1 = input->strides[1], xs2 = input->strides[2];
+  const ptrdiff_t ys0 = output->strides[0], ys1 = output->strides[1], ys2 = output->strides[2];
+  const ptrdiff_t x_row_step = (ptrdiff_t)p->dilation_h * xs1, x_col_step = (ptrdiff_t)p->dilation_w * xs2;
+  const int32_t simd_begin = (out_begin + 3) & ~3, simd_end = out_end & ~3;
+  int32_t n, oy, ox;
+  for (n = 0; n < output->shape[0]; ++n) {
+    for (oy = 0; oy < output->shape[1]; ++oy) {
+      const int32_t iy0 = (out_row + oy) * p->stride_h - p->pad_top - in_row;
+      int32_t ky_begin, ky_end;
+      conv_tap_range(iy0, p->dilation_h, p->kernel_h, input->shape[1], &ky_begin, &ky_end);
+      for (ox = 0; ox < output->shape[2]; ++ox) {
+        const int32_t ix0 = (out_col + ox) * p->stride_w - p->pad_left - in_col;
+        dsp_element* y = (dsp_element*)output->data + n * ys0 + oy * ys1 + ox * ys2 - out_begin;
+        dwconv_dsp_window win;
+        int32_t kx_begin, kx_end, c;
+        conv_tap_range(ix0, p->dilation_w, kernel_w, input->shape[2], &kx_begin, &kx_end);
+        win.x = (const dsp_element*)input->data + n * xs0 + (iy0 + ky_begin * p->dilation_h) * xs1 +
+                (ix0 + kx_begin * p->dilation_w) * xs2 - in_begin;
+        win.first_tap = ky_begin * kernel_w + kx_begin;
+        win.rows = ky_end - ky_begin;
+        win.cols = kx_end - kx_begin;
+        for (c = out_begin; c < out_end && c < simd_begin; ++c) {
+          y[c] = dsp_requantize(dwconv_dsp_channel(&win, words, group_words, c, p, x_row_step, x_col_step, x_offset),
+                                &requant[c], &clamp);
+        }
+        for (; c < simd_end; c += 4) {
+          int32_t acc[4];
+          dwconv_dsp_group(win.x + c, words + (ptrdiff_t)(c >> 2) * group_words + win.first_tap * 2, bias + c, win.rows,
+                           win.cols, kernel_w, x_row_step, x_col_step, x_offset_lanes, acc);
+          dsp_store4(y + c, tf_requantize(acc[0], &requant[c]), tf_requantize(acc[1], &requant[c + 1]),
+                     tf_requantize(acc[2], &requant[c + 2]), tf_requantize(acc[3], &requant[c + 3]), &clamp);
+        }
+        for (; c < out_end; ++c) {
+          y[c] = dsp_requantize(dwconv_dsp_channel(&win, words, group_words, c, p, x_row_step, x_col_step, x_offset),
+                                &requant[c], &clamp);
+        }
+      }
+    }
+  }
+}
+
+#ifdef TF_DWCONV_DSP
+void TF_DWCONV_DSP(const tf_view* input, const tf_view* output, const tf_conv_params* params, int32_t out_begin,
+                   int32_t out_end, int32_t in_begin) {
+  dwconv_dsp_rows(input, output, params, out_begin, out_end, in_begin, 0, 0, 0, 0);
+}
+#endif
+
+#ifdef TF_DWCONV_DSP_ROWS
+/* The part of the output its view shows (rows, cols and channels from its
+ * origin), from the part of the input the input view shows. */
+void TF_DWCONV_DSP_ROWS(const tf_view* input, const tf_view* output, const tf_conv_params* params) {
+  dwconv_dsp_rows(input, output, params, output->origin[3], output->origin[3] + output->shape[3], input->origin[3],
+                  output->origin[1], input->origin[1], output->origin[2], input->origin[2]);
+}
+#endif
+
+#ifdef TF_DWCONV_DSP_INPLACE
+#define TF_DWCONV_INPLACE TF_DWCONV_DSP_INPLACE
+#define DWCONV_INPLACE_ROWS dwconv_dsp_rows
+typedef dsp_element dwconv_inplace_element;
+#include "tinyfit/kernel_templates/dwconv2d_inplace.h"
+#endif

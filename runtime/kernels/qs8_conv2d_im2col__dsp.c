@@ -1,0 +1,9 @@
+/* tf_qs8_conv2d_im2col__dsp: int8 Conv2D, whole or a chunk of output channels, partial im2col + 16-bit SIMD GEMM (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_DSP_ELEMENT int8_t
+#define TF_DSP_EXTEND tf_sxtab16
+#define TF_DSP_UNSIGNED 0
+#include "tinyfit/kernel_templates/conv_dsp_arithmetic.h"
+#define TF_CONV_IM2COL_DSP tf_qs8_conv2d_im2col__dsp
+#include "tinyfit/kernel_templates/conv2d_im2col_dsp.h"

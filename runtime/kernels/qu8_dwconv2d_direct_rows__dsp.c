@@ -1,0 +1,9 @@
+/* tf_qu8_dwconv2d_direct_rows__dsp: uint8 DepthwiseConv2D, a range of output rows, 16-bit SIMD (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_DSP_ELEMENT uint8_t
+#define TF_DSP_EXTEND tf_uxtab16
+#define TF_DSP_UNSIGNED 1
+#include "tinyfit/kernel_templates/conv_dsp_arithmetic.h"
+#define TF_DWCONV_DSP_ROWS tf_qu8_dwconv2d_direct_rows__dsp
+#include "tinyfit/kernel_templates/dwconv2d_dsp.h"

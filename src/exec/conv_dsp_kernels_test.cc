@@ -1,0 +1,336 @@
+// The __dsp conv-family kernels (runtime/kernels.def rows ending in __dsp),
+// through their bindings and the plan executor, against the reference
+// interpreter, bit for bit, at edge sizes: channel counts around the
+// depthwise kernel's groups of four and the GEMM's pairs, output pixel
+// counts around the im2col group of three, K not a multiple of four, kernel
+// sizes, strides, dilation, asymmetric padding, groups, every call mode
+// (whole, chunks of output channels starting off the groups, rows,
+// accumulation, in place). Each case names the kernel it must run, so a
+// change of the rule cannot quietly test the direct loops instead; the last
+// test checks that every __dsp row of kernels.def has cases. On the host the
+// kernels run their portable C; tests/mcu runs the same on the Cortex-M4.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
+#include "analysis/memory_profile.h"
+#include "exec/add_kernel_workspaces.h"
+#include "exec/kernel_call.h"
+#include "exec/plan_executor.h"
+#include "exec/reference_interpreter.h"
+#include "ir/verify_graph.h"
+#include "plan/build_plan.h"
+#include "plan/plan_memory.h"
+#include "plan/plan_walk.h"
+#include "plan/verify_plan.h"
+#include "support/conv_test_nets.h"
+
+namespace tinyfit::exec {
+namespace {
+
+using conv_test::Layer;
+using conv_test::Net;
+using conv_test::PlanBuilder;
+using plan::BufferRole;
+using plan::CallMode;
+
+enum class Mode { kWhole, kChannelChunks, kRows, kAccumulate, kInPlace };
+
+struct Case {
+  std::string name;
+  std::string kernel;  // the kernel the node's calls must run, without "tf_<dtype>_"
+  Net net;
+  Mode mode = Mode::kWhole;
+  int64_t tile = 0;         // chunks, rows, accumulation
+  bool workspaces = false;  // add_kernel_workspaces before placing
+};
+
+Layer make_layer(ir::OpType op, int64_t out_channels, int64_t kernel, int64_t stride = 1, int64_t dilation = 1,
+                 ir::Padding2D pad = {}, int64_t groups = 1) {
+  Layer l;
+  l.op = op;
+  l.out_channels = out_channels;
+  l.kernel_h = l.kernel_w = kernel;
+  l.stride = stride;
+  l.dilation = dilation;
+  l.pad = pad;
+  l.groups = groups;
+  l.activation = stride == 2 ? conv_test::relu6() : ir::FusedActivation{};
+  return l;
+}
+
+Net make_net(ir::DType dtype, const ir::Shape& input, const Layer& layer, bool flatten = false) {
+  Net net;
+  net.dtype = dtype;
+  net.set_output(net.add_layer("layer", net.add_input(input), layer, flatten));
+  EXPECT_TRUE(ir::verify_graph(net.graph).has_value());
+  return net;
+}
+
+// --- Plans of one node ----------------------------------------------------------
+
+plan::KernelCall make_call(CallMode mode, std::vector<plan::View> in, std::vector<plan::View> out) {
+  return conv_test::make_call(0, mode, std::move(in), std::move(out));
+}
+
+plan::Plan build_plan(const Case& c) {
+  const ir::Graph& g = c.net.graph;
+  const ir::Node& node = g.nodes[0];
+  const ir::Shape& x_shape = g.tensor(node.inputs[0]).shape;
+  const ir::Shape& y_shape = g.tensor(node.outputs[0]).shape;
+  PlanBuilder b;
+  plan::Plan plan;
+  if (c.mode == Mode::kWhole || c.mode == Mode::kInPlace) {
+    analysis::BufferGraph bg = analysis::build_buffer_graph(g);
+    const analysis::Order order = analysis::given_order(bg);
+    if (c.mode == Mode::kInPlace) bg = analysis::apply_inplace(bg, order).graph;
+    plan = plan::build_operator_plan(g, bg, order);
+  } else {
+    const plan::BufferId x = b.add_tensor_buffer(g, node.inputs[0], BufferRole::kModelInput);
+    if (c.mode == Mode::kAccumulate) {
+      const plan::BufferId acc =
+          b.add_buffer("acc", BufferRole::kAccumulator, ir::DType::kI32, g.tensor(node.outputs[0]).num_elements());
+      const plan::BufferId y = b.add_tensor_buffer(g, node.outputs[0], BufferRole::kModelOutput);
+      b.add_loop(x_shape.back(), c.tile,
+                 {make_call(CallMode::kAccumulate, {conv_test::chunk_slice(x, x_shape)},
+                            {plan::make_dense_view(acc, y_shape)})});
+      b.add_step(
+          make_call(CallMode::kFinalize, {plan::make_dense_view(acc, y_shape)}, {plan::make_dense_view(y, y_shape)}));
+      plan = b.plan();
+    } else if (c.mode == Mode::kRows) {
+      // Output rows `tile` at a time (a one-row output: one chunk) from the
+      // whole input: kWhole calls whose output view sweeps rows (plan.h).
+      const plan::BufferId y = b.add_tensor_buffer(g, node.outputs[0], BufferRole::kModelOutput);
+      const int64_t rows = y_shape[1];
+      plan = b.plan();
+      plan::Loop loop{"rows", plan::LoopAxis::kRows, rows, std::min(c.tile, rows), {}};
+      loop.body.push_back({make_call(CallMode::kWhole, {plan::make_dense_view(x, x_shape)},
+                                     {plan::follow_chunk(plan::make_dense_view(y, y_shape), 0, 1, rows, false)})});
+      plan.steps.push_back({std::move(loop)});
+    } else {
+      const plan::BufferId y = b.add_tensor_buffer(g, node.outputs[0], BufferRole::kModelOutput);
+      plan::View in = plan::make_dense_view(x, x_shape);
+      if (node.op == ir::OpType::kDepthwiseConv2D) in = conv_test::chunk_slice(x, x_shape);  // the same channels
+      b.add_loop(y_shape.back(), c.tile, {make_call(CallMode::kChunk, {in}, {conv_test::chunk_slice(y, y_shape)})});
+      plan = b.plan();
+    }
+  }
+  if (c.workspaces) {
+    EXPECT_TRUE(add_kernel_workspaces(g, plan).has_value());
+  }
+  EXPECT_TRUE(plan::place_plan(plan, "greedy-by-size", {}).has_value());
+  return plan;
+}
+
+// The kernels the calls of the node under test (the graph's last) run,
+// finalize aside.
+std::set<std::string> list_kernels(const Case& c, const plan::Plan& plan) {
+  std::set<std::string> names;
+  const auto node = static_cast<ir::NodeId>(c.net.graph.nodes.size() - 1);
+  EXPECT_TRUE(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
+    if (call.node != node || call.mode == CallMode::kFinalize) return {};
+    Result<std::unique_ptr<PreparedKernel>> kernel = prepare_kernel({c.net.graph, plan, call});
+    names.insert(kernel ? std::string((*kernel)->kernel_name()) : kernel.error().format());
+    return {};
+  }));
+  return names;
+}
+
+void expect_case_runs_its_kernel_exactly(const Case& c) {
+  const plan::Plan plan = build_plan(c);
+  const Status valid = plan::verify_plan(c.net.graph, plan);
+  ASSERT_TRUE(valid.has_value()) << c.name << ": " << valid.error().format();
+  const std::string dtype = c.net.dtype == ir::DType::kI8 ? "qs8" : "qu8";
+  EXPECT_EQ(list_kernels(c, plan), std::set<std::string>{"tf_" + dtype + "_" + c.kernel}) << c.name;
+  Result<std::vector<TensorData>> actual = execute_plan(c.net.graph, plan, c.net.inputs);
+  ASSERT_TRUE(actual.has_value()) << c.name << ": " << actual.error().format();
+  Result<std::vector<TensorData>> expected = run_reference(c.net.graph, c.net.inputs);
+  ASSERT_TRUE(expected.has_value());
+  EXPECT_EQ(actual->at(0).bytes, expected->at(0).bytes) << c.name;
+}
+
+// --- Cases --------------------------------------------------------------------------
+
+std::string describe(ir::DType dtype, const std::string& what, const ir::Shape& input, int64_t out_channels) {
+  return std::string(ir::dtype_name(dtype)) + " " + what + " " + ir::format_shape(input) + " -> " +
+         std::to_string(out_channels);
+}
+
+// Conv2D through im2col + GEMM (with workspaces) and, for 1x1, straight
+// from the input (without).
+std::vector<Case> make_conv_cases(ir::DType dtype) {
+  struct Geometry {
+    const char* name;
+    ir::Shape input;
+    int64_t kernel, stride, dilation;
+    ir::Padding2D pad;
+  };
+  const Geometry geometries[] = {
+      {"1x1", {1, 1, 1, 1}, 1, 1, 1, {}},                 // one pixel, one channel
+      {"1x1", {1, 1, 2, 3}, 1, 1, 1, {}},                 // two pixels (under the group of three), K = 3
+      {"1x1", {1, 2, 2, 4}, 1, 1, 1, {}},                 // four pixels (one past it), K = 4
+      {"1x1", {2, 2, 3, 5}, 1, 1, 1, {}},                 // batch 2, twelve pixels, K = 5
+      {"1x1 stride 2", {1, 5, 4, 9}, 1, 2, 1, {}},        // K = 9
+      {"3x3 same", {1, 5, 7, 3}, 3, 1, 1, {1, 1, 1, 1}},  // K = 27 (not a multiple of four)
+      {"3x3 same", {1, 4, 4, 8}, 3, 1, 1, {1, 1, 1, 1}},  // K = 72, taps widened in place
+      {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},
+      {"5x5 stride 2 asymmetric", {1, 6, 5, 2}, 5, 2, 1, {2, 1, 1, 2}},
+      {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},
+      {"2x2 valid stride 2", {1, 5, 5, 5}, 2, 2, 1, {}},
+  };
+  std::vector<Case> cases;
+  for (const Geometry& g : geometries) {
+    const bool pointwise = g.kernel == 1;
+    for (int64_t out : {int64_t{1}, int64_t{2}, int64_t{5}}) {
+      const Layer layer = make_layer(ir::OpType::kConv2D, out, g.kernel, g.stride, g.dilation, g.pad);
+      const std::string name = describe(dtype, std::string("Conv2D ") + g.name, g.input, out);
+      const Net net = make_net(dtype, g.input, layer);
+      cases.push_back({name + " whole", "conv2d_im2col__dsp", net, Mode::kWhole, 0, true});
+      cases.push_back({name + " rows of 2", "conv2d_im2col_rows__dsp", net, Mode::kRows, 2, true});
+      for (int64_t tile : {int64_t{1}, int64_t{3}}) {
+        if (tile > out) continue;
+        cases.push_back(
+            {name + " chunks of " + std::to_string(tile), "conv2d_im2col__dsp", net, Mode::kChannelChunks, tile, true});
+      }
+      if (!pointwise) continue;
+      cases.push_back({name + " whole", "conv2d_1x1__dsp", net, Mode::kWhole});
+      cases.push_back({name + " rows of 2", "conv2d_1x1_rows__dsp", net, Mode::kRows, 2});
+      cases.push_back({name + " chunks of 1", "conv2d_1x1__dsp", net, Mode::kChannelChunks, 1});
+      for (int64_t tile : {int64_t{1}, int64_t{2}, int64_t{4}}) {
+        if (tile > g.input[3]) continue;
+        const std::string chunk = " accumulating input chunks of " + std::to_string(tile);
+        cases.push_back({name + chunk, "conv2d_im2col_accumulate__dsp", net, Mode::kAccumulate, tile, true});
+        cases.push_back({name + chunk, "conv2d_1x1_accumulate__dsp", net, Mode::kAccumulate, tile});
+      }
+    }
+  }
+  const ir::Shape grouped{1, 5, 4, 6};
+  cases.push_back({describe(dtype, "Conv2D 3x3 stride 2 groups 3", grouped, 9) + " whole", "conv2d_im2col__dsp",
+                   make_net(dtype, grouped, make_layer(ir::OpType::kConv2D, 9, 3, 2, 1, {1, 1, 1, 1}, 3)), Mode::kWhole,
+                   0, true});
+  return cases;
+}
+
+std::vector<Case> make_depthwise_cases(ir::DType dtype) {
+  struct Geometry {
+    const char* name;
+    int64_t kernel, stride, dilation;
+    ir::Padding2D pad;
+  };
+  const Geometry geometries[] = {
+      {"3x3 same", 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 stride 2", 3, 2, 1, {0, 1, 0, 1}},
+      {"5x5 asymmetric", 5, 1, 1, {2, 1, 1, 2}},
+      {"3x3 dilation 2", 3, 1, 2, {2, 2, 2, 2}},
+      {"1x1", 1, 1, 1, {}},
+  };
+  std::vector<Case> cases;
+  for (const Geometry& g : geometries) {
+    for (int64_t channels :
+         {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{12}}) {
+      const ir::Shape input{1, 5, 6, channels};
+      const Layer layer = make_layer(ir::OpType::kDepthwiseConv2D, channels, g.kernel, g.stride, g.dilation, g.pad);
+      const std::string name = describe(dtype, std::string("DepthwiseConv2D ") + g.name, input, channels);
+      const Net net = make_net(dtype, input, layer);
+      cases.push_back({name + " whole", "dwconv2d_direct__dsp", net, Mode::kWhole});
+      cases.push_back({name + " rows of 2", "dwconv2d_direct_rows__dsp", net, Mode::kRows, 2});
+      for (int64_t tile : {int64_t{1}, int64_t{3}, int64_t{5}}) {
+        if (tile > channels) continue;
+        cases.push_back(
+            {name + " chunks of " + std::to_string(tile), "dwconv2d_direct__dsp", net, Mode::kChannelChunks, tile});
+      }
+      if (g.dilation == 1 && g.kernel == 3) {
+        // Written over its input, which a 1x1 Conv2D makes (a model input is not overwritten).
+        Net chain;
+        chain.dtype = dtype;
+        const ir::TensorId p =
+            chain.add_layer("pre", chain.add_input(input), make_layer(ir::OpType::kConv2D, channels, 1));
+        chain.set_output(chain.add_layer("layer", p, layer));
+        cases.push_back({name + " in place", "dwconv2d_direct_inplace__dsp", chain, Mode::kInPlace});
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<Case> make_fully_connected_cases(ir::DType dtype) {
+  std::vector<Case> cases;
+  for (int64_t batch : {int64_t{1}, int64_t{3}}) {
+    for (int64_t in : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{16}, int64_t{33}}) {
+      const ir::Shape input{batch, in};
+      Layer fc;
+      fc.op = ir::OpType::kFullyConnected;
+      fc.out_channels = 5;
+      fc.activation = batch == 3 ? conv_test::relu6() : ir::FusedActivation{};
+      const std::string name = describe(dtype, "FullyConnected", input, fc.out_channels);
+      const Net net = make_net(dtype, input, fc);
+      cases.push_back({name + " whole", "fully_connected_direct__dsp", net, Mode::kWhole});
+      cases.push_back({name + " chunks of 2", "fully_connected_direct__dsp", net, Mode::kChannelChunks, 2});
+      cases.push_back({name + " accumulating input chunks of 2", "fully_connected_direct_accumulate__dsp", net,
+                       Mode::kAccumulate, std::min<int64_t>(2, in)});
+    }
+  }
+  Layer fc;
+  fc.op = ir::OpType::kFullyConnected;
+  fc.out_channels = 7;
+  for (const ir::Shape& input : {ir::Shape{1, 3, 2, 5}, ir::Shape{2, 1, 1, 9}}) {
+    cases.push_back({describe(dtype, "FullyConnected flattened", input, 7) + " whole", "fully_connected_direct__dsp",
+                     make_net(dtype, input, fc, input[1] > 1), Mode::kWhole});
+  }
+  return cases;
+}
+
+std::vector<Case> make_all_cases() {
+  std::vector<Case> cases;
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (auto make : {make_conv_cases, make_depthwise_cases, make_fully_connected_cases}) {
+      for (Case& c : make(dtype)) cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+TEST(ConvDspKernels, Conv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (const Case& c : make_conv_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+  }
+}
+
+TEST(ConvDspKernels, DepthwiseConv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (const Case& c : make_depthwise_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+  }
+}
+
+TEST(ConvDspKernels, FullyConnectedMatchesTheReferenceInEveryModeAndEdgeSize) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (const Case& c : make_fully_connected_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+  }
+}
+
+// runtime/kernels.def: a __dsp kernel without cases here would run untested.
+TEST(ConvDspKernels, EveryDspKernelOfKernelsDefHasCases) {
+  std::ifstream def(std::string(TINYFIT_SOURCE_DIR) + "/runtime/kernels.def");
+  ASSERT_TRUE(def.good());
+  std::set<std::string> listed, covered;
+  for (std::string line; std::getline(def, line);) {
+    const size_t begin = line.find("TINYFIT_KERNEL(");
+    const size_t end = line.find(',');
+    if (begin == std::string::npos || end == std::string::npos) continue;
+    const std::string name = line.substr(begin + 15, end - begin - 15);
+    if (name.ends_with("__dsp")) listed.insert(name);
+  }
+  for (const Case& c : make_all_cases()) {
+    covered.insert(std::string("tf_") + (c.net.dtype == ir::DType::kI8 ? "qs8_" : "qu8_") + c.kernel);
+  }
+  EXPECT_FALSE(listed.empty());
+  EXPECT_EQ(listed, covered);
+}
+
+}  // namespace
+}  // namespace tinyfit::exec

@@ -1,0 +1,94 @@
+#include "exec/conv_primitive.h"
+
+#include <array>
+
+#include "tinyfit/conv.h"
+
+namespace tinyfit::exec {
+namespace {
+
+constexpr std::array kFastestFirst = {ConvPrimitive::kIm2colDsp, ConvPrimitive::kPointwiseDsp,
+                                      ConvPrimitive::kDepthwiseDsp, ConvPrimitive::kFullyConnectedDsp,
+                                      ConvPrimitive::kDirect};
+
+bool is_whole_or_chunk(const ConvCallFacts& call) {
+  return call.mode == plan::CallMode::kWhole || call.mode == plan::CallMode::kChunk;
+}
+
+// Output channels of the call's kernel come out requantised (not partial sums).
+bool requantizes(const ConvCallFacts& call) { return call.mode != plan::CallMode::kAccumulate; }
+
+bool is_unpadded_1x1(const ConvCallFacts& call) {
+  return call.kernel_h == 1 && call.kernel_w == 1 && call.pad_top == 0 && call.pad_left == 0 && call.pad_bottom == 0 &&
+         call.pad_right == 0;
+}
+
+}  // namespace
+
+std::string_view conv_primitive_name(ConvPrimitive primitive) {
+  switch (primitive) {
+    case ConvPrimitive::kDirect:
+      return "direct";
+    case ConvPrimitive::kDepthwiseDsp:
+      return "depthwise_dsp";
+    case ConvPrimitive::kIm2colDsp:
+      return "im2col_dsp";
+    case ConvPrimitive::kPointwiseDsp:
+      return "pointwise_dsp";
+    case ConvPrimitive::kFullyConnectedDsp:
+      return "fully_connected_dsp";
+  }
+  return "?";
+}
+
+bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
+  if (primitive == ConvPrimitive::kDirect) return true;
+  if (!call.quantized || !call.symmetric_weights || call.mode == plan::CallMode::kFinalize ||
+      call.mode == plan::CallMode::kCopy) {
+    return false;
+  }
+  if (requantizes(call) && !call.requantize_fits) return false;
+  switch (primitive) {
+    case ConvPrimitive::kDepthwiseDsp:
+      return call.op == ir::OpType::kDepthwiseConv2D && call.depth_multiplier == 1 && is_whole_or_chunk(call);
+    case ConvPrimitive::kIm2colDsp:
+      if (call.op != ir::OpType::kConv2D || call.in_place) return false;
+      if (call.mode == plan::CallMode::kAccumulate) return call.groups == 1 && call.kernel_h * call.kernel_w == 1;
+      return call.mode == plan::CallMode::kWhole || call.groups == 1;
+    case ConvPrimitive::kPointwiseDsp:
+      return call.op == ir::OpType::kConv2D && call.groups == 1 && is_unpadded_1x1(call);
+    case ConvPrimitive::kFullyConnectedDsp:
+      return call.op == ir::OpType::kFullyConnected && call.rows_contiguous &&
+             (call.mode != plan::CallMode::kAccumulate || call.in_features == call.in_channels);
+    case ConvPrimitive::kDirect:
+      break;
+  }
+  return false;
+}
+
+int64_t count_workspace_bytes(ConvPrimitive primitive, const ConvCallFacts& call) {
+  if (primitive != ConvPrimitive::kIm2colDsp) return 0;
+  const int64_t tap_channels =
+      call.mode == plan::CallMode::kAccumulate ? call.call_in_channels : call.in_channels / call.groups;
+  return tf_conv2d_im2col_workspace_bytes(static_cast<int32_t>(call.kernel_h * call.kernel_w * tap_channels));
+}
+
+ConvPrimitive choose_conv_primitive(const ConvCallFacts& call) {
+  for (ConvPrimitive primitive : kFastestFirst) {
+    if (!serves(primitive, call)) continue;
+    const int64_t bytes = count_workspace_bytes(primitive, call);
+    if (bytes == 0 || (call.workspace_bytes >= bytes && call.workspace_alignment % kConvWorkspaceAlignment == 0)) {
+      return primitive;
+    }
+  }
+  return ConvPrimitive::kDirect;
+}
+
+int64_t count_fastest_workspace_bytes(const ConvCallFacts& call) {
+  for (ConvPrimitive primitive : kFastestFirst) {
+    if (serves(primitive, call)) return count_workspace_bytes(primitive, call);
+  }
+  return 0;
+}
+
+}  // namespace tinyfit::exec

@@ -1,0 +1,76 @@
+// The primitives a conv-family call (Conv2D, DepthwiseConv2D, FullyConnected)
+// can run as, what each needs and serves, and the rule that picks one.
+//
+// A primitive is an algorithm of runtime/include/tinyfit/conv.h, one kernel
+// per call mode and dtype: the portable direct loops (every mode, no
+// workspace), and the __dsp kernels (16-bit SIMD of the Cortex-M DSP
+// extension, portable C on the host): depthwise with multiplier 1; Conv2D as
+// partial im2col + GEMM (a workspace of four im2col columns); 1x1 Conv2D and
+// FullyConnected straight from the int8 input (no workspace).
+//
+// The rule is one function, choose_conv_primitive, to be replaced by the
+// primitive selection of issue 13 §4 (an ILP over measured costs and
+// workspaces): today it takes the fastest primitive, by the measured order
+// below, that serves the call and whose workspace the plan gave it.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ir/op_decl.h"
+#include "plan/plan.h"
+
+namespace tinyfit::exec {
+
+enum class ConvPrimitive {
+  kDirect,             // tf_*_{conv2d,dwconv2d,fully_connected}_direct*: every mode
+  kDepthwiseDsp,       // tf_*_dwconv2d_direct*__dsp: multiplier 1; whole, chunk, rows, in place
+  kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
+  kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
+  kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
+};
+std::string_view conv_primitive_name(ConvPrimitive primitive);  // "im2col_dsp", ...
+
+// What the rule needs to know about a call: plain values, so that the rule
+// (and later the ILP) reads no IR.
+struct ConvCallFacts {
+  ir::OpType op = ir::OpType::kConv2D;
+  bool quantized = false;  // qs8 or qu8 (the __dsp kernels are quantized only)
+  plan::CallMode mode = plan::CallMode::kWhole;
+  bool row_chunk = false;  // kChunk of output rows (the _rows kernels)
+  bool in_place = false;   // depthwise written over its input (line buffer workspace)
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1, depth_multiplier = 1;
+  int64_t in_channels = 0;          // of the node's input
+  int64_t in_features = 0;          // FullyConnected: In (a multiple of in_channels)
+  int64_t call_in_channels = 0;     // of the call's input view (an accumulate chunk: the tile)
+  bool rows_contiguous = true;      // FullyConnected: each row's In features are contiguous in the view
+  int64_t workspace_bytes = 0;      // of the call's workspace buffer, 0 without one
+  int64_t workspace_alignment = 0;  // its alignment in the arena
+  bool requantize_fits = false;     // every channel meets tinyfit/requantize.h's requirement
+  bool symmetric_weights = false;   // int8 weights with zero point 0, or uint8 (the __dsp kernels widen
+                                    // int8 weights without an offset)
+};
+
+// Whether `primitive` computes this call (ignoring its workspace).
+bool serves(ConvPrimitive primitive, const ConvCallFacts& call);
+
+// Bytes of workspace `primitive` needs for this call (0: none), and the
+// alignment it needs them at.
+int64_t count_workspace_bytes(ConvPrimitive primitive, const ConvCallFacts& call);
+inline constexpr int64_t kConvWorkspaceAlignment = 8;
+
+// The rule: the first primitive of kFastestFirst that serves the call and
+// whose workspace fits the call's (bytes and alignment); kDirect always does.
+// Order by instructions measured on the emulated Cortex-M4
+// (docs/benchmarks/mcu_latency.md): im2col + GEMM before the workspace-free
+// 1x1 kernel, both before the direct loops.
+ConvPrimitive choose_conv_primitive(const ConvCallFacts& call);
+
+// The primitive the rule would pick if the call had any workspace it asked
+// for, and that workspace's bytes (0 when it needs none): what a plan gives a
+// call to run its fastest primitive (add_kernel_workspaces.h).
+int64_t count_fastest_workspace_bytes(const ConvCallFacts& call);
+
+}  // namespace tinyfit::exec
