@@ -160,6 +160,21 @@ void draw_peak(std::ostringstream& svg, const Scale& s, const TimelineSeries& se
       << escape_xml(format_kib(series.live_bytes[p])) << "</text>\n";
 }
 
+// Loops of a plan: a band over their positions, nested ones darker, each
+// labelled at its top-left when the label fits the band.
+void draw_loops(std::ostringstream& svg, const Scale& s, const TimelineSeries& series) {
+  constexpr double kLabelFontSize = 10;
+  for (const TimelineLoop& loop : series.loops) {
+    const double left = s.x(loop.first_position), right = s.x(loop.last_position + 1.0);
+    svg << "<rect x=\"" << coord(left) << "\" y=\"" << coord(kTop) << "\" width=\"" << coord(right - left)
+        << "\" height=\"" << coord(kBottom - kTop) << "\" fill=\"" << series.color << "\" fill-opacity=\"0.07\"/>\n";
+    const std::string label = fit_text_to_width(loop.label, right - left - 4, kLabelFontSize);
+    if (label == "\u2026") continue;  // nothing readable fits, only the ellipsis
+    svg << "<text x=\"" << coord(left + 2) << "\" y=\"" << coord(kTop + 12 + 12 * loop.depth) << "\" font-size=\""
+        << kLabelFontSize << "\" fill=\"#555\">" << escape_xml(label) << "</text>\n";
+  }
+}
+
 void draw_budget(std::ostringstream& svg, const Scale& s, int64_t budget) {
   const double y = s.y(budget);
   svg << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(y) << "\" x2=\"" << coord(kRight) << "\" y2=\""
@@ -253,6 +268,7 @@ std::string render_memory_timeline_svg(const TimelineChart& chart) {
       << "\" font-weight=\"bold\"><title>" << escape_xml(chart.tooltip.empty() ? chart.title : chart.tooltip)
       << "</title>" << escape_xml(fit_text_to_width(chart.title, kRight - kLeft, kTitleFontSize)) << "</text>\n";
   draw_legend(svg, chart);
+  if (!chart.series.empty()) draw_loops(svg, s, chart.series.back());
   draw_axes(svg, s);
   for (size_t i = 0; i < chart.series.size(); ++i) {
     draw_series(svg, s, chart.series[i], i + 1 == chart.series.size());

@@ -13,12 +13,22 @@
 
 namespace tinyfit::driver {
 
+// The positions of a plan's loop (plan_memory.h LoopSpan): a loop body's
+// positions are counted once, so the chart shows where each loop runs.
+struct TimelineLoop {
+  int first_position = 0;  // inclusive
+  int last_position = 0;   // inclusive
+  int depth = 0;           // 0: a step of the plan; nested loops draw inside it
+  std::string label;       // "rows-0: 56 x 2 rows"
+};
+
 struct TimelineSeries {
   std::string label;                // "ordinary", "chosen: order:best+inplace"
   std::vector<int64_t> live_bytes;  // per position (plan_memory.h PlanMemory::live_bytes)
   int peak_position = 0;            // where the bottleneck is marked
   std::string peak_label;           // "conv3 (Conv2D)": the call at the peak
   std::string color;                // CSS colour of the line
+  std::vector<TimelineLoop> loops;  // drawn as bands behind the lines, for the last series
 };
 
 struct TimelineChart {
@@ -31,7 +41,8 @@ struct TimelineChart {
 // What: a standalone SVG document (960x540 user units): live memory as step
 // lines over positions 0..n-1 (x: "plan step"), y from 0 in KiB (bytes when
 // everything is below 1 KiB) with 1/2/5 ticks, the budget as a dashed red line, each series' peak as a dot with its
-// value and call. Text is XML-escaped.
+// value and call, the last series' loops as shaded bands (deeper ones darker)
+// labelled at their top. Text is XML-escaped.
 // Guarantees: deterministic output; empty series draw nothing but the axes;
 // the title fits the chart's width (fit_text_to_width) and carries its
 // tooltip.

@@ -15,8 +15,8 @@ TimelineChart make_chart() {
   TimelineChart chart;
   chart.title = "zoo:tiny <&> net";
   // Live bytes per position of two made-up plans; peaks 5,120 (position 1) and 3,584 (position 1).
-  chart.series.push_back({"ordinary", {3072, 5120, 4608, 3072, 1536}, 1, "q_big (Concat)", "#7f7f7f"});
-  chart.series.push_back({"chosen: order:best", {3072, 3584, 3584, 3072, 1536}, 1, "p_small (MaxPool)", "#1f77b4"});
+  chart.series.push_back({"ordinary", {3072, 5120, 4608, 3072, 1536}, 1, "q_big (Concat)", "#7f7f7f", {}});
+  chart.series.push_back({"chosen: order:best", {3072, 3584, 3584, 3072, 1536}, 1, "p_small (MaxPool)", "#1f77b4", {}});
   chart.budget_bytes = 4096;
   return chart;
 }
@@ -107,9 +107,19 @@ TEST(FormatKib, OneDecimalFromTenKiBTwoBelow) {
   EXPECT_EQ(format_kib(512), "512 bytes");
 }
 
+TEST(MemoryTimelineSvg, TheLastSeriesLoopsAreShadedBandsWithTheirNames) {
+  TimelineChart chart = make_chart();
+  // A loop over positions 1..3 holding one nested over 2..3 (plan_memory.h LoopSpan).
+  chart.series.back().loops = {{1, 3, 0, "rows-0: 56 x 2 rows"}, {2, 3, 1, "channels"}};
+  const std::string svg = render_memory_timeline_svg(chart);
+  EXPECT_EQ(count(svg, "<rect x="), 2u);
+  EXPECT_NE(svg.find(">rows-0: 56 x 2 rows</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">channels</text>"), std::string::npos);
+}
+
 TEST(MemoryTimelineSvg, BelowOneKiBTheAxisCountsBytes) {
   TimelineChart chart;
-  chart.series.push_back({"ordinary", {32}, 0, "relu0 (Clip)", "#1f77b4"});
+  chart.series.push_back({"ordinary", {32}, 0, "relu0 (Clip)", "#1f77b4", {}});
   chart.budget_bytes = 30;
   const std::string svg = render_memory_timeline_svg(chart);
   EXPECT_NE(svg.find("live memory (bytes)"), std::string::npos);

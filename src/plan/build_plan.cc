@@ -1,5 +1,6 @@
 #include "plan/build_plan.h"
 
+#include "plan/lowering_buffers.h"
 #include "support/diag.h"
 
 namespace tinyfit::plan {
@@ -20,9 +21,7 @@ Plan build_operator_plan(const ir::Graph& graph, const analysis::BufferGraph& bg
     PlanBuffer& buffer = plan.buffers[b];
     buffer.name = source.name;
     buffer.bytes = source.bytes;
-    buffer.role = source.is_model_output  ? BufferRole::kModelOutput
-                  : source.producer < 0   ? BufferRole::kModelInput
-                                          : BufferRole::kActivation;
+    buffer.role = whole_buffer_role(source);
   }
   auto view_of = [&](ir::TensorId t) {
     const int b = bg.buffer_of_tensor.at(static_cast<size_t>(t));

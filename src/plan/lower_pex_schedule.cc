@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "plan/lowering_buffers.h"
 #include "support/diag.h"
 
 namespace tinyfit::plan {
@@ -19,31 +20,9 @@ class PexLowering {
  public:
   PexLowering(const ir::Graph& graph, const analysis::BufferGraph& bg, const partition::PexGraph& pg,
               int accumulator_bits)
-      : graph_(graph), bg_(bg), pg_(pg), bits_(accumulator_bits), full_(bg.buffers.size(), -1),
-        dtype_(bg.buffers.size(), ir::DType::kI8) {
-    std::vector<bool> typed(bg.buffers.size(), false);
-    for (size_t t = 0; t < graph.tensors.size(); ++t) {
-      const int b = bg.buffer_of_tensor[t];
-      if (b < 0 || typed[static_cast<size_t>(b)]) continue;
-      typed[static_cast<size_t>(b)] = true;
-      dtype_[static_cast<size_t>(b)] = graph.tensors[t].dtype;
-    }
-  }
+      : graph_(graph), bg_(bg), pg_(pg), bits_(accumulator_bits), buffers_(graph, bg, plan_) {}
 
-  void lower_whole(int op_index) {
-    const analysis::Operator& op = bg_.operators[static_cast<size_t>(op_index)];
-    const ir::Node& node = graph_.nodes[static_cast<size_t>(op.node)];
-    KernelCall call;
-    call.node = op.node;
-    for (ir::TensorId t : node.inputs) {
-      if (t != ir::kNoTensor && !graph_.tensor(t).is_constant) call.inputs.push_back(dense_view(t));
-    }
-    for (ir::TensorId t : node.outputs) {
-      if (t != ir::kNoTensor) call.outputs.push_back(dense_view(t));
-    }
-    call.workspace = make_workspace(op_index);
-    plan_.steps.push_back(Step{std::move(call)});
-  }
+  void lower_whole(int op_index) { plan_.steps.push_back(Step{buffers_.make_whole_call(op_index)}); }
 
   void lower_loop(const partition::PexLoop& pex_loop, int64_t tile) {
     const std::vector<LoopBufferForm> form = partition::classify_loop_buffers(pg_, pex_loop);
@@ -53,13 +32,13 @@ class PexLowering {
       PlanBuffer buffer;
       buffer.name = bg_.buffers[b].name + ":chunk";
       buffer.role = BufferRole::kPartial;
-      buffer.dtype = dtype_[b];
+      buffer.dtype = buffers_.dtype_of(static_cast<int>(b));
       buffer.bytes = pg_.buffers[b].chunk_bytes(tile);
-      partial[b] = add_buffer(std::move(buffer));
+      partial[b] = buffers_.add(std::move(buffer));
     }
     // A view of tensor t as a chunk of the loop's channels (the last axis).
     auto chunk_view = [&](ir::TensorId t) {
-      const int b = buffer_of(t);
+      const int b = buffers_.buffer_of(t);
       const ir::Shape& shape = graph_.tensor(t).shape;
       const int axis = static_cast<int>(shape.size()) - 1;
       if (partial[static_cast<size_t>(b)] >= 0) {
@@ -68,7 +47,7 @@ class PexLowering {
         return follow_chunk(make_dense_view(partial[static_cast<size_t>(b)], chunk_shape), 0, axis, pex_loop.extent,
                             true);
       }
-      return follow_chunk(make_dense_view(full_buffer(b), shape), 0, axis, pex_loop.extent, false);
+      return follow_chunk(make_dense_view(buffers_.whole(b), shape), 0, axis, pex_loop.extent, false);
     };
 
     Loop loop;
@@ -87,7 +66,7 @@ class PexLowering {
       call.mode = rule == PexRule::kAccumulate ? CallMode::kAccumulate : CallMode::kChunk;
       for (ir::TensorId t : node.inputs) {
         if (t == ir::kNoTensor || graph_.tensor(t).is_constant) continue;
-        call.inputs.push_back(rule == PexRule::kGenerate ? dense_view(t) : chunk_view(t));
+        call.inputs.push_back(rule == PexRule::kGenerate ? buffers_.whole_view(t) : chunk_view(t));
       }
       const ir::TensorId out = node.outputs.at(0);
       if (rule == PexRule::kAccumulate) {
@@ -99,12 +78,12 @@ class PexLowering {
         last.mode = CallMode::kFinalize;
         last.accumulator_bits = bits_;
         last.inputs.push_back(make_dense_view(accumulator, graph_.tensor(out).shape));
-        last.outputs.push_back(dense_view(out));
+        last.outputs.push_back(buffers_.whole_view(out));
         finalize.push_back(std::move(last));
       } else {
         call.outputs.push_back(chunk_view(out));
       }
-      call.workspace = make_workspace(op_index);
+      call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(op_index)]);
       loop.body.push_back(Step{std::move(call)});
     }
     plan_.steps.push_back(Step{std::move(loop)});
@@ -112,78 +91,35 @@ class PexLowering {
   }
 
   Plan finish() {
-    for (ir::TensorId t : graph_.inputs) plan_.inputs.push_back(full_buffer(buffer_of(t)));
-    for (ir::TensorId t : graph_.outputs) plan_.outputs.push_back(full_buffer(buffer_of(t)));
+    buffers_.add_graph_inputs_and_outputs();
     plan_.techniques.push_back("pex");
     return std::move(plan_);
   }
 
  private:
-  int buffer_of(ir::TensorId t) const {
-    const int b = bg_.buffer_of_tensor.at(static_cast<size_t>(t));
-    TINYFIT_CHECK(b >= 0) << "tensor '" << graph_.tensor(t).name << "' has no buffer";
-    return b;
-  }
-
-  BufferId add_buffer(PlanBuffer buffer) {
-    plan_.buffers.push_back(std::move(buffer));
-    return static_cast<BufferId>(plan_.buffers.size() - 1);
-  }
-
-  // The plan buffer holding bg buffer b whole, made on first use.
-  BufferId full_buffer(int b) {
-    BufferId& id = full_[static_cast<size_t>(b)];
-    if (id >= 0) return id;
-    const analysis::Buffer& source = bg_.buffers[static_cast<size_t>(b)];
-    PlanBuffer buffer;
-    buffer.name = source.name;
-    buffer.role = source.is_model_output ? BufferRole::kModelOutput
-                  : source.producer < 0  ? BufferRole::kModelInput
-                                         : BufferRole::kActivation;
-    buffer.dtype = dtype_[static_cast<size_t>(b)];
-    buffer.bytes = source.bytes;
-    id = add_buffer(std::move(buffer));
-    return id;
-  }
-
-  View dense_view(ir::TensorId t) { return make_dense_view(full_buffer(buffer_of(t)), graph_.tensor(t).shape); }
-
   BufferId make_accumulator(int op_index, ir::TensorId out) {
     const partition::PexOperator& op = pg_.operators[static_cast<size_t>(op_index)];
-    const int b = buffer_of(out);
+    const int b = buffers_.buffer_of(out);
     PlanBuffer buffer;
     buffer.name = bg_.operators[static_cast<size_t>(op_index)].name + ":acc";
     buffer.role = BufferRole::kAccumulator;
     buffer.dtype = accumulator_dtype(graph_.tensor(out).dtype, bits_);
     buffer.bytes = op.accumulator_bytes;
-    if (!op.finalize_in_place) return add_buffer(std::move(buffer));
+    if (!op.finalize_in_place) return buffers_.add(std::move(buffer));
     // The output is finalized over its accumulator: one buffer, the output's.
-    TINYFIT_CHECK(full_[static_cast<size_t>(b)] < 0) << "accumulated output '" << bg_.buffers[static_cast<size_t>(b)].name
-                                                     << "' used before its loop";
-    buffer.dtype = dtype_[static_cast<size_t>(b)];
+    buffer.dtype = buffers_.dtype_of(b);
     if (bg_.buffers[static_cast<size_t>(b)].is_model_output) buffer.role = BufferRole::kModelOutput;
-    full_[static_cast<size_t>(b)] = add_buffer(std::move(buffer));
-    return full_[static_cast<size_t>(b)];
-  }
-
-  BufferId make_workspace(int op_index) {
-    const analysis::Operator& op = bg_.operators[static_cast<size_t>(op_index)];
-    if (op.workspace_bytes <= 0) return -1;
-    PlanBuffer buffer;
-    buffer.name = op.name + ":workspace";
-    buffer.role = BufferRole::kWorkspace;
-    buffer.dtype = ir::DType::kI8;
-    buffer.bytes = op.workspace_bytes;
-    return add_buffer(std::move(buffer));
+    const BufferId id = buffers_.add(std::move(buffer));
+    buffers_.bind_whole(b, id);
+    return id;
   }
 
   const ir::Graph& graph_;
   const analysis::BufferGraph& bg_;
   const partition::PexGraph& pg_;
   const int bits_;
-  std::vector<BufferId> full_;
-  std::vector<ir::DType> dtype_;
   Plan plan_;
+  LoweringBuffers buffers_;  // adds to plan_
   int loops_ = 0;
 };
 

@@ -210,7 +210,8 @@ struct Step;
 struct Loop {
   std::string name;       // for dumps ("pex-loop-3", "rows-0")
   LoopAxis axis = LoopAxis::kChannels;
-  int64_t extent = 0;     // elements of the walked axis (the loop's sink tensor's)
+  int64_t extent = 0;     // steps: elements of the walked axis (a row loop over a chain may walk a
+                          // few steps more, while its producers fill: plan/lower_row_loop.h)
   int64_t tile = 1;       // elements per iteration, 1 <= tile <= extent
   std::vector<Step> body;
 };

@@ -5,18 +5,24 @@
 // the plan executor, which runs the same kernels inside the compiler. Cheap
 // enough for every CI run (~0.5 s per case), so every kernel with an emitter
 // goes through a C compiler and an emulated microcontroller. A kernel not
-// built yet skips its case and names itself.
+// built yet skips its case and names itself. One more case runs a row-loop
+// plan with nested channel loops (Plan v2): C loops, views moving with them
+// and BlockConcat copies, on both.
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "support/kernel_oracle_reduce_move_cases.h"
+#include "checked_model.h"
 #include "emitted_build.h"
 #include "exec/add_kernel_workspaces.h"
-#include "support/conv_test_nets.h"
 #include "exec/plan_executor.h"
-#include "checked_model.h"
+#include "plan/lower_row_loop.h"
 #include "plan/plan_memory.h"
+#include "plan/verify_plan.h"
+#include "support/conv_test_nets.h"
+#include "support/kernel_oracle_reduce_move_cases.h"
+#include "support/nested_loops.h"
+#include "support/random_row_chain.h"
 
 namespace tinyfit::mcu {
 namespace {
@@ -106,6 +112,48 @@ TEST_P(EmittedCOneNode, HostAndCortexM4RunsEqualThePlanExecutorByteForByte) {
     const std::string name = "one_node/" + GetParam().name + "_" + std::string(target_name(target));
     Result<EmittedBuild> build =
         emit_and_build(m->graph, *plan, m->inputs, *executed, target, kBoardRamBytes, name);
+    ASSERT_TRUE(build) << build.error().format();
+    Result<ProgramReport> report = run_program(target, build->executable);
+    ASSERT_TRUE(report) << report.error().format();
+    ASSERT_EQ(report->outputs.size(), executed->size());
+    for (size_t o = 0; o < executed->size(); ++o) {
+      EXPECT_EQ(describe_byte_difference(report->outputs[o], (*executed)[o]), "")
+          << target_name(target) << " output " << o << " vs the plan executor (" << build->executable << ")";
+    }
+  }
+}
+
+// Chain 89 of tests/support/random_row_chain.h (int8, 12 x 5 input):
+// convolutions, pools, a depthwise convolution and a residual Add, as one row
+// loop of 2 output rows (6 iterations, 4 carried buffers moved by BlockConcat
+// copies), each call inside a channel loop of 2 channels.
+TEST(EmittedCRowLoop, HostAndCortexM4RunsEqualThePlanExecutorAndTheReference) {
+  row_chain::ChainSpec spec;
+  spec.seed = 89;
+  spec.operators = 6;
+  spec.rows = 12;
+  spec.cols = 5;
+  OracleCase c = row_chain::make_random_row_chain(spec);
+  Result<CheckedModel> m = make_checked_model(std::move(c.graph), std::move(c.inputs));
+  ASSERT_TRUE(m) << m.error().format();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(m->graph);
+  Result<plan::Plan> rows = plan::build_row_loop_plan(m->graph, bg, analysis::given_order(bg), {{{0, 1, 2, 3, 4, 5}, 2}});
+  ASSERT_TRUE(rows) << rows.error().format();
+  plan::Plan plan = exec::testing::nest_channel_loops(m->graph, std::move(*rows), 2);
+  ASSERT_TRUE(plan::place_plan(plan, "greedy-by-size", {}));
+  ASSERT_TRUE(plan::verify_plan(m->graph, plan));
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
+  ASSERT_TRUE(executed) << executed.error().format();
+  for (size_t o = 0; o < executed->size(); ++o) {
+    EXPECT_EQ(describe_byte_difference((*executed)[o].bytes, m->reference[o]), "") << "plan executor vs reference";
+  }
+  for (Target target : {Target::kHost, Target::kCortexM4}) {
+    if (std::string missing = find_missing_tools(target); !missing.empty()) {
+      ADD_FAILURE() << missing << " is not installed (scripts/install_deps.sh)";
+      continue;
+    }
+    const std::string name = "row_loop/chain89_" + std::string(target_name(target));
+    Result<EmittedBuild> build = emit_and_build(m->graph, plan, m->inputs, *executed, target, kBoardRamBytes, name);
     ASSERT_TRUE(build) << build.error().format();
     Result<ProgramReport> report = run_program(target, build->executable);
     ASSERT_TRUE(report) << report.error().format();

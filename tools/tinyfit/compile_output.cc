@@ -184,8 +184,15 @@ driver::TimelineChart make_compile_timeline(const ir::Graph& graph, const driver
   chart.tooltip = r.model;
   chart.budget_bytes = r.sram_bytes;
   auto add = [&](const driver::CompileCandidate& c, std::string label, std::string color) {
-    chart.series.push_back({std::move(label), c.memory.live_bytes, c.memory.peak_position, describe_peak_call(graph, c),
-                            std::move(color)});
+    driver::TimelineSeries series{std::move(label), c.memory.live_bytes, c.memory.peak_position,
+                                  describe_peak_call(graph, c), std::move(color), {}};
+    for (const plan::LoopSpan& span : c.memory.loops) {
+      series.loops.push_back({span.first_position, span.last_position, span.depth,
+                              span.loop->name + ": " + std::to_string(plan::count_iterations(*span.loop)) + " x " +
+                                  std::to_string(span.loop->tile) + " " +
+                                  std::string(plan::loop_axis_name(span.loop->axis))});
+    }
+    chart.series.push_back(std::move(series));
   };
   const bool same = r.reported == 0;
   const std::string role = r.fits() ? "chosen" : "smallest, does not fit";

@@ -17,7 +17,11 @@ extern "C" {
 
 /* Copies every element of `input` to the same index of `output` (same shape,
  * any strides, elements of `element_bytes` bytes). PEX Slice and
- * Post-concatenate when a producer cannot write in place. */
+ * Post-concatenate when a producer cannot write in place. The two may lie in
+ * one buffer when the output starts whole rows before the input with the
+ * same strides (BlockConcat moving a carried buffer's kept rows to its front:
+ * copied front to back, each row read before it is overwritten), or at the
+ * same place (then nothing moves). */
 void tf_x8_copy(const tf_view* input, const tf_view* output, int32_t element_bytes);
 
 /* One input of a Concat: `input` lands in `output` starting at index `offset`

@@ -11,7 +11,10 @@
 /* Copies shape[0] x shape[1] x shape[2] x shape[3] elements of
  * `element_bytes` bytes from `src` to `dst`, each walked with its own element
  * strides (any non-negative strides; a channel stride of 1 on both sides
- * copies whole rows of channels at once). The blocks must not overlap. */
+ * copies whole rows of channels at once). The blocks must not overlap,
+ * except that `dst` may start whole rows of `shape[2]` pixels before `src`
+ * with the same strides: elements are copied front to back, each read
+ * before it is overwritten (tf_x8_copy's BlockConcat). */
 static inline void tf_copy_strided(const uint8_t* src, const int32_t src_strides[4], uint8_t* dst,
                                    const int32_t dst_strides[4], const int32_t shape[4],
                                    int32_t element_bytes) {

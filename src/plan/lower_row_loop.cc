@@ -1,0 +1,401 @@
+#include "plan/lower_row_loop.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ir/op_decl.h"
+#include "plan/lowering_buffers.h"
+
+namespace tinyfit::plan {
+namespace {
+
+// How one activation input of a loop operator follows the loop: the rows its
+// window (or the same rows) of the operator's output rows read.
+struct RowInput {
+  ir::TensorId tensor = ir::kNoTensor;
+  ir::AxisRole role = ir::AxisRole::kIdentity;  // kWindow or kIdentity
+  ir::Window window;
+  bool broadcast = false;  // one row, read whole by every output row
+};
+
+// One operator of a row loop, in order.
+struct LoopOperator {
+  int op = -1;
+  const ir::Node* node = nullptr;
+  ir::TensorId output = ir::kNoTensor;
+  std::vector<RowInput> inputs;  // one per activation input, in node input order
+  // The rows of its output computed by the end of the iteration, of the
+  // chunk's end; the same bound of the chunk's begin ends what earlier
+  // iterations computed.
+  Bound rows;
+  // Whether only its rows live, in a buffer of the loop (else it is whole).
+  // Then:
+  bool in_rows = false;
+  Bound keep;               // the first row still read in the iteration (of the chunk's begin)
+  int64_t held_rows = 0;    // the buffer's height
+  bool needs_copy = false;  // some iteration keeps rows of the last one: kCarried, else kPartial
+  BufferId buffer = -1;     // the plan buffer
+};
+
+tl::unexpected<Diag> fail_loop(const ir::Node& node, const std::string& problem) {
+  Diag diag;
+  diag.code = ExitCode::kBadCommandLine;
+  diag.node = node.name;
+  diag.op = std::string(ir::op_type_name(node.op));
+  diag.message = "no row loop through it: " + problem;
+  return tl::unexpected<Diag>(std::move(diag));
+}
+
+// Bytes of `rows` rows of an NHWC tensor.
+int64_t count_rows_bytes(const ir::Tensor& tensor, int64_t rows) {
+  return tensor.shape[0] * rows * tensor.shape[2] * tensor.shape[3] * ir::dtype_size_bytes(tensor.dtype);
+}
+
+Bound taken_at(Bound bound, BoundOf of) {
+  bound.of = of;
+  return bound;
+}
+
+// A bound no smaller (larger) than both, for every chunk: the larger (smaller)
+// of each field. Exact when the two differ only by a constant shift.
+Bound bound_above(const Bound& a, const Bound& b) {
+  return {a.of, std::max(a.scale, b.scale), std::max(a.offset, b.offset), std::max(a.low, b.low),
+          std::max(a.high, b.high)};
+}
+Bound bound_below(const Bound& a, const Bound& b) {
+  return {a.of, std::min(a.scale, b.scale), std::min(a.offset, b.offset), std::min(a.low, b.low),
+          std::min(a.high, b.high)};
+}
+
+Bound shifted(const Bound& bound, int64_t by) { return compose_bound(bound, 1, by, bound.low + by, bound.high + by); }
+
+// The input rows [first, last) `input` needs for output rows `rows` of its
+// reader: its window's (MemoriaNova eq. 1) or the same ones.
+BoundRange compose_input_rows(const RowInput& input, const Bound& rows, int64_t input_rows) {
+  const Bound first = taken_at(rows, BoundOf::kChunkBegin), last = taken_at(rows, BoundOf::kChunkEnd);
+  if (input.role == ir::AxisRole::kWindow) return compose_window(first, last, input.window, input_rows);
+  return {first, last};
+}
+
+Result<std::vector<RowInput>> describe_row_inputs(const ir::Graph& graph, const ir::Node& node) {
+  if (node.outputs.size() != 1 || graph.output_tensor(node, 0).shape.size() != 4) {
+    return fail_loop(node, "its output is not one NHWC tensor");
+  }
+  const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
+  std::vector<RowInput> inputs;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const ir::TensorId t = node.inputs[k];
+    if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
+    RowInput input;
+    input.tensor = t;
+    bool linked = false;
+    for (const ir::AxisLink& link : map.links) {
+      if (link.output_axis != 1 || link.input_index != static_cast<int>(k) || link.input_axis != 1) continue;
+      if (link.role != ir::AxisRole::kWindow && link.role != ir::AxisRole::kIdentity) continue;
+      linked = true;
+      input.role = link.role;
+      input.window = link.window;
+      input.broadcast = link.broadcast;
+    }
+    if (!linked || graph.tensor(t).shape.size() != 4) {
+      return fail_loop(node, "its output rows do not map to rows of input '" + graph.tensor(t).name + "'");
+    }
+    inputs.push_back(input);
+  }
+  return inputs;
+}
+
+// The spec's operators in order, with the positions they occupy there.
+Result<std::vector<int>> order_operators(const analysis::Order& order, const RowLoopSpec& spec) {
+  std::vector<int> positions;
+  for (int op : spec.ops) {
+    const auto found = std::find(order.begin(), order.end(), op);
+    if (found == order.end()) {
+      return fail("row loop: operator " + std::to_string(op) + " is not in the order", ExitCode::kInternal);
+    }
+    positions.push_back(static_cast<int>(found - order.begin()));
+  }
+  std::sort(positions.begin(), positions.end());
+  if (positions.empty() || positions.back() - positions.front() + 1 != static_cast<int>(positions.size())) {
+    return fail("row loop: its operators are not consecutive in the order", ExitCode::kBadCommandLine);
+  }
+  std::vector<int> ops;
+  for (int p : positions) ops.push_back(order[static_cast<size_t>(p)]);
+  return ops;
+}
+
+class RowLoopLowering {
+ public:
+  RowLoopLowering(const ir::Graph& graph, const analysis::BufferGraph& bg)
+      : graph_(graph), bg_(bg), buffers_(graph, bg, plan_) {}
+
+  void lower_whole(int op_index) { plan_.steps.push_back(Step{buffers_.make_whole_call(op_index)}); }
+
+  // `ops` in order.
+  Status lower_loop(const std::vector<int>& ops, int64_t tile) {
+    TINYFIT_ASSIGN_OR_RETURN(std::vector<LoopOperator> loop_ops, describe_operators(ops));
+    const LoopOperator& sink = loop_ops.back();
+    const int64_t extent = graph_.tensor(sink.output).shape[1];
+    if (tile < 1 || tile > extent) {
+      return fail_loop(*sink.node, "a tile of " + std::to_string(tile) + " of " + std::to_string(extent) + " rows");
+    }
+    // Producers run ahead of their readers by the rows their windows reach
+    // past them (an offset c in H(x) = a x + c). In the first iteration that
+    // lead is computed all at once, so every loop buffer must hold it. The
+    // loop may instead start `lag` steps early: the sink computes nothing
+    // until the producers have filled their buffers, none computes more than
+    // its a * tile rows per iteration, and each buffer holds its window only,
+    // at lag / tile more iterations. The lowering keeps the lag when it
+    // needs fewer bytes of loop buffers.
+    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, 0));
+    int64_t lag = 0;
+    for (const LoopOperator& lo : loop_ops) {
+      if (lo.rows.scale > 0 && lo.rows.offset > 0) {
+        lag = std::max(lag, (lo.rows.offset + lo.rows.scale - 1) / lo.rows.scale);
+      }
+    }
+    Loop loop;
+    loop.name = "rows-" + std::to_string(loops_++);
+    loop.axis = LoopAxis::kRows;
+    loop.extent = extent;
+    loop.tile = tile;
+    const int64_t loop_bytes_without_lag = size_loop_buffers(loop_ops, loop);
+    if (lag > 0) {
+      std::vector<LoopOperator> lagged = loop_ops;
+      Loop lagged_loop = loop;
+      lagged_loop.extent = extent + lag;
+      TINYFIT_RETURN_IF_ERROR(compose_rows(lagged, extent, lag));
+      if (size_loop_buffers(lagged, lagged_loop) < loop_bytes_without_lag) {
+        loop_ops = std::move(lagged);
+        loop.extent = lagged_loop.extent;
+      }
+    }
+    for (LoopOperator& lo : loop_ops) {
+      if (lo.in_rows) make_loop_buffer(lo);
+    }
+    for (const LoopOperator& lo : loop_ops) {
+      if (lo.needs_copy) loop.body.push_back(Step{make_block_concat(lo)});
+      KernelCall call;
+      call.node = bg_.operators[static_cast<size_t>(lo.op)].node;
+      for (const RowInput& input : lo.inputs) call.inputs.push_back(make_input_view(input, lo, loop_ops));
+      call.outputs.push_back(make_rows_view(lo.output, lo.rows, find(loop_ops, lo.output)));
+      call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(lo.op)]);
+      loop.body.push_back(Step{std::move(call)});
+    }
+    plan_.steps.push_back(Step{std::move(loop)});
+    return {};
+  }
+
+  Plan finish() {
+    buffers_.add_graph_inputs_and_outputs();
+    plan_.techniques.push_back("rows");
+    return std::move(plan_);
+  }
+
+ private:
+  Result<std::vector<LoopOperator>> describe_operators(const std::vector<int>& ops) const {
+    std::vector<LoopOperator> loop_ops;
+    for (int op : ops) {
+      LoopOperator lo;
+      lo.op = op;
+      lo.node = &graph_.nodes.at(static_cast<size_t>(bg_.operators.at(static_cast<size_t>(op)).node));
+      TINYFIT_ASSIGN_OR_RETURN(lo.inputs, describe_row_inputs(graph_, *lo.node));
+      lo.output = lo.node->outputs[0];
+      const int out_buffer = buffer_of(lo.output);
+      for (const RowInput& input : lo.inputs) {
+        if (buffer_of(input.tensor) == out_buffer) return fail_loop(*lo.node, "it runs in place");
+      }
+      loop_ops.push_back(std::move(lo));
+    }
+    // Rows of a loop's tensor are read through that tensor itself, never
+    // through a reshape of its buffer (whose rows are other elements).
+    for (const LoopOperator& reader : loop_ops) {
+      for (const RowInput& input : reader.inputs) {
+        for (const LoopOperator& producer : loop_ops) {
+          if (input.tensor != producer.output && buffer_of(input.tensor) == buffer_of(producer.output)) {
+            return fail_loop(*reader.node, "it reads a reshape of a tensor the loop computes");
+          }
+        }
+      }
+    }
+    return loop_ops;
+  }
+
+  // The loop operator producing tensor t, or nullptr.
+  static const LoopOperator* find(const std::vector<LoopOperator>& loop_ops, ir::TensorId t) {
+    for (const LoopOperator& lo : loop_ops) {
+      if (lo.output == t) return &lo;
+    }
+    return nullptr;
+  }
+
+  // The rows each operator computes by the end of an iteration: the sink's
+  // chunk `lag` steps late (the loop walks extent + lag steps), then, from
+  // the last to the first, what the readers in the loop need of each output
+  // by then (their windows of their rows). Decides which outputs live only
+  // as rows in buffers of the loop and from which row they keep them.
+  Status compose_rows(std::vector<LoopOperator>& loop_ops, int64_t extent, int64_t lag) const {
+    loop_ops.back().rows = {BoundOf::kChunkEnd, 1, -lag, 0, extent};
+    for (size_t j = loop_ops.size() - 1; j-- > 0;) {
+      LoopOperator& lo = loop_ops[j];
+      const int64_t rows = graph_.tensor(lo.output).shape[1];
+      bool read = false, read_whole = false;
+      Bound need, keep;
+      for (size_t c = j + 1; c < loop_ops.size(); ++c) {
+        for (const RowInput& input : loop_ops[c].inputs) {
+          if (input.tensor != lo.output) continue;
+          const BoundRange range = compose_input_rows(input, loop_ops[c].rows, rows);
+          // A broadcast row is read whole by every row: all of it at once.
+          const Bound last = input.broadcast ? Bound{BoundOf::kChunkEnd, 0, rows, 0, rows} : range.last;
+          const Bound first = input.broadcast ? make_constant_bound(0) : range.first;
+          need = read ? bound_above(need, last) : last;
+          keep = read ? bound_below(keep, first) : first;
+          read = true;
+          read_whole = read_whole || input.broadcast;
+        }
+      }
+      if (!read) return fail_loop(*lo.node, "no later operator of the loop reads its output");
+      // Its own rows: what is needed, up to the tensor's end in the last iteration.
+      lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows};
+      const analysis::Buffer& buffer = bg_.buffers[static_cast<size_t>(buffer_of(lo.output))];
+      bool only_loop_reads = !buffer.is_model_output && !read_whole;
+      for (int consumer : buffer.consumers) {
+        only_loop_reads = only_loop_reads && std::any_of(loop_ops.begin(), loop_ops.end(),
+                                                         [&](const LoopOperator& o) { return o.op == consumer; });
+      }
+      for (size_t t = 0; t < graph_.tensors.size(); ++t) {
+        const bool alias = static_cast<ir::TensorId>(t) != lo.output &&
+                           bg_.buffer_of_tensor[t] == buffer_of(lo.output);
+        only_loop_reads = only_loop_reads && !alias;  // a reshape of it reads the whole layout
+      }
+      lo.in_rows = only_loop_reads;
+      lo.keep = keep;
+    }
+    return {};
+  }
+
+  // Each loop buffer's height: the most rows an iteration holds, from the
+  // first row kept to the last row computed; and whether any iteration keeps
+  // rows (else no copy is needed). Sets held_rows and needs_copy of every
+  // output held in rows; returns their bytes.
+  int64_t size_loop_buffers(std::vector<LoopOperator>& loop_ops, const Loop& loop) const {
+    int64_t bytes = 0;
+    for (LoopOperator& lo : loop_ops) {
+      if (!lo.in_rows) continue;
+      const Bound begin = taken_at(lo.rows, BoundOf::kChunkBegin);
+      lo.held_rows = 0;
+      lo.needs_copy = false;
+      for (int64_t i = 0; i < count_iterations(loop); ++i) {
+        const ir::Range chunk = chunk_of_iteration(loop, i);
+        const int64_t done = evaluate_bound(begin, chunk, loop.extent);
+        const int64_t kept = std::min(evaluate_bound(lo.keep, chunk, loop.extent), done);
+        lo.held_rows = std::max(lo.held_rows, evaluate_bound(lo.rows, chunk, loop.extent) - kept);
+        lo.needs_copy = lo.needs_copy || kept < done;
+      }
+      bytes += count_rows_bytes(graph_.tensor(lo.output), lo.held_rows);
+    }
+    return bytes;
+  }
+
+  // The loop buffer of `lo`, as size_loop_buffers sized it: carried when
+  // an iteration keeps rows of the last one, else partial (local to one
+  // iteration, live only between its writer and its last reader).
+  void make_loop_buffer(LoopOperator& lo) {
+    const ir::Tensor& tensor = graph_.tensor(lo.output);
+    PlanBuffer buffer;
+    buffer.name = tensor.name + ":rows";
+    buffer.role = lo.needs_copy ? BufferRole::kCarried : BufferRole::kPartial;
+    buffer.dtype = tensor.dtype;
+    buffer.bytes = count_rows_bytes(tensor, lo.held_rows);
+    lo.buffer = buffers_.add(std::move(buffer));
+  }
+
+  // A view of `rows` of tensor t: a slice of its whole buffer, or its rows in
+  // the loop buffer of `producer`, which holds them ending at its last
+  // row, H(e), at position held_rows (docs/row_loops.md).
+  View make_rows_view(ir::TensorId t, const BoundRange& rows, const LoopOperator* producer) {
+    const ir::Tensor& tensor = graph_.tensor(t);
+    Sweep sweep;
+    sweep.axis = 1;
+    sweep.first = rows.first;
+    sweep.last = rows.last;
+    if (producer == nullptr || !producer->in_rows) {
+      View view = whole_view(t);
+      sweep.base = make_constant_bound(0);
+      view.sweeps.push_back(sweep);
+      return view;
+    }
+    View view = make_dense_view(producer->buffer, {tensor.shape[0], producer->held_rows, tensor.shape[2], tensor.shape[3]});
+    view.shape = tensor.shape;
+    sweep.base = shifted(taken_at(producer->rows, BoundOf::kChunkEnd), -producer->held_rows);
+    view.sweeps.push_back(sweep);
+    return view;
+  }
+  View make_rows_view(ir::TensorId t, const Bound& rows, const LoopOperator* producer) {
+    return make_rows_view(t, {taken_at(rows, BoundOf::kChunkBegin), taken_at(rows, BoundOf::kChunkEnd)}, producer);
+  }
+
+  View make_input_view(const RowInput& input, const LoopOperator& reader, const std::vector<LoopOperator>& loop_ops) {
+    if (input.broadcast) return whole_view(input.tensor);
+    const int64_t rows = graph_.tensor(input.tensor).shape[1];
+    return make_rows_view(input.tensor, compose_input_rows(input, reader.rows, rows), find(loop_ops, input.tensor));
+  }
+
+  // BlockConcat (MOTES §4.4): the rows [keep, H(b)) that this iteration's
+  // readers still need move from where the last iteration left them (ending
+  // at H(b)) to where this iteration's rows end (at H(e)): toward the front.
+  KernelCall make_block_concat(const LoopOperator& lo) {
+    const Bound done = taken_at(lo.rows, BoundOf::kChunkBegin);
+    View from = make_rows_view(lo.output, {lo.keep, done}, &lo);
+    View to = from;
+    from.sweeps[0].base = shifted(done, -lo.held_rows);
+    KernelCall copy;
+    copy.mode = CallMode::kCopy;
+    copy.inputs = {from};
+    copy.outputs = {to};
+    return copy;
+  }
+
+  int buffer_of(ir::TensorId t) const { return buffers_.buffer_of(t); }
+  View whole_view(ir::TensorId t) { return buffers_.whole_view(t); }
+
+  const ir::Graph& graph_;
+  const analysis::BufferGraph& bg_;
+  Plan plan_;
+  LoweringBuffers buffers_;  // adds to plan_
+  int loops_ = 0;
+};
+
+}  // namespace
+
+Status check_row_loop(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
+                      const RowLoopSpec& spec) {
+  return build_row_loop_plan(graph, bg, order, {spec}).map([](const Plan&) {});
+}
+
+Result<Plan> build_row_loop_plan(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                 const analysis::Order& order, const std::vector<RowLoopSpec>& loops) {
+  std::vector<int> loop_of(bg.operators.size(), -1);  // per operator: the spec that runs it
+  std::vector<std::vector<int>> ordered(loops.size());
+  for (size_t l = 0; l < loops.size(); ++l) {
+    TINYFIT_ASSIGN_OR_RETURN(ordered[l], order_operators(order, loops[l]));
+    for (int op : ordered[l]) {
+      if (loop_of.at(static_cast<size_t>(op)) >= 0) {
+        return fail("row loops share operator " + std::to_string(op), ExitCode::kInternal);
+      }
+      loop_of[static_cast<size_t>(op)] = static_cast<int>(l);
+    }
+  }
+  RowLoopLowering lowering(graph, bg);
+  for (int op : order) {
+    const int l = loop_of.at(static_cast<size_t>(op));
+    if (l < 0) {
+      lowering.lower_whole(op);
+    } else if (ordered[static_cast<size_t>(l)].front() == op) {
+      TINYFIT_RETURN_IF_ERROR(lowering.lower_loop(ordered[static_cast<size_t>(l)], loops[static_cast<size_t>(l)].tile));
+    }
+  }
+  return lowering.finish();
+}
+
+}  // namespace tinyfit::plan

@@ -1,0 +1,245 @@
+// Row loops (plan/lower_row_loop.h) as plans: what a loop's views show, how
+// high its carried buffers are, its memory and MACs worked out by hand; and
+// verify_plan's nested, windowed and carried rules, each rejecting a plan
+// broken in its own way. Execution against the reference is in
+// src/exec/row_loop_execution_test.cc.
+#include "plan/lower_row_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/memory_profile.h"
+#include "plan/plan_macs.h"
+#include "plan/plan_memory.h"
+#include "plan/print_plan.h"
+#include "plan/verify_plan.h"
+#include "support/test_graph.h"
+
+namespace tinyfit::plan {
+namespace {
+
+using testing::make_conv_attrs;
+
+struct Lowered {
+  ir::Graph graph;
+  analysis::BufferGraph bg;
+  Plan plan;
+};
+
+// Lowers every operator of `graph` as one row loop of `tile` rows.
+Lowered lower_all(ir::Graph graph, int64_t tile) {
+  Lowered l{std::move(graph), {}, {}};
+  l.bg = analysis::build_buffer_graph(l.graph);
+  RowLoopSpec spec;
+  for (size_t op = 0; op < l.bg.operators.size(); ++op) spec.ops.push_back(static_cast<int>(op));
+  spec.tile = tile;
+  Result<Plan> plan = build_row_loop_plan(l.graph, l.bg, analysis::given_order(l.bg), {spec});
+  EXPECT_TRUE(plan) << (plan ? "" : plan.error().format());
+  if (plan) l.plan = std::move(*plan);
+  return l;
+}
+
+// x [1, 8, 4, 2] f32 -> c: Conv2D 3x3 pad 1 (3 channels) -> d:
+// DepthwiseConv2D 3x3 pad 1 -> y [1, 8, 4, 3].
+ir::Graph make_conv_depthwise_chain() {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 8, 4, 2});
+  const ir::TensorId c = g.node(ir::OpType::kConv2D, {x, g.constant({3, 3, 3, 2})}, make_conv_attrs(3, 1, 1), "c");
+  g.output(g.node(ir::OpType::kDepthwiseConv2D, {c, g.constant({1, 3, 3, 3})}, make_conv_attrs(3, 1, 1), "d"));
+  return std::move(g.graph);
+}
+
+TEST(RowLoop, DumpShowsWindowsCarriedRowsAndTheirBlockConcat) {
+  const Lowered l = lower_all(make_conv_depthwise_chain(), 2);
+  std::ostringstream out;
+  print_plan(out, l.graph, l.plan);
+  // d computes its chunk [b0, e0) of 8 rows. Its 3-row window with padding 1
+  // reads c's rows [b0 - 1, e0 + 1) (MemoriaNova eq. 1), so c computes up to
+  // clamp(e0 + 1) and keeps from clamp(b0 - 1, 0, 7). Over the iterations
+  // (chunks [0,2) [2,4) [4,6) [6,8)) c's buffer holds rows [0,3) [1,5) [3,7)
+  // [5,8): 4 rows of 4 x 3 floats = 192 bytes, ending at position 4 (from
+  // H(e) - 4). The copy moves [keep, H(b)) from the last iteration's place
+  // (from H(b) - 4). c reads x's rows [b0, e0 + 2): its window of its rows
+  // (the first bound's high end, 7, is the window of row 8). x (256 bytes)
+  // and y (384) are whole; everything is live in the loop: peak 256 + 192 +
+  // 384 = 832. Names: x is t0, c's output t2, d's t4 (t1, t3: weights).
+  EXPECT_EQ(out.str(),
+            "plan: 3 buffers, 1 steps, 12 kernel calls per inference, peak 832 bytes, arena 0 bytes, techniques: "
+            "rows\n"
+            "buffers (lifetime in positions p, inclusive):\n"
+            "  b0  carried  f32  192 bytes  @-        p0..p2  t2:rows\n"
+            "  b1  input    f32  256 bytes  @-        p0..p2  t0\n"
+            "  b2  output   f32  384 bytes  @-        p0..p2  t4\n"
+            "steps:\n"
+            "  loop rows-0: 4 iterations over 8 rows, tile 2, chunk [b0, e0)\n"
+            "    p0  (copy) copy  in: b0 1x8x4x3 /48,12,3,1 axis 1 [clamp(b0-1, 0, 7), clamp(b0+1, 0, 8)) from "
+            "clamp(b0-3, -4, 4)  out: b0 1x8x4x3 /48,12,3,1 axis 1 [clamp(b0-1, 0, 7), clamp(b0+1, 0, 8)) from "
+            "clamp(e0-3, -4, 4)\n"
+            "    p1  c (Conv2D) whole  in: b1 1x8x4x2 /64,8,2,1 axis 1 [clamp(b0, 0, 7), clamp(e0+2, 0, 8))  out: b0 "
+            "1x8x4x3 /48,12,3,1 axis 1 [clamp(b0+1, 0, 8), clamp(e0+1, 0, 8)) from clamp(e0-3, -4, 4)\n"
+            "    p2  d (DepthwiseConv2D) whole  in: b0 1x8x4x3 /48,12,3,1 axis 1 [clamp(b0-1, 0, 7), clamp(e0+1, 0, "
+            "8)) from clamp(e0-3, -4, 4)  out: b2 1x8x4x3 /96,12,3,1 axis 1 [b0, e0)\n");
+  EXPECT_TRUE(verify_plan(l.graph, l.plan).has_value());
+}
+
+// x [1, 16, 16, 4] -> expand: Conv2D 1x1 to 24 channels -> dw:
+// DepthwiseConv2D 3x3 pad 1 -> project: Conv2D 1x1 to 4 channels -> y, int8:
+// an inverted bottleneck (MobileNetV2), whose expanded tensors are the peak.
+ir::Graph make_inverted_bottleneck() {
+  testing::TestGraph g;
+  g.dtype = ir::DType::kI8;
+  const ir::TensorId x = g.input({1, 16, 16, 4});
+  const ir::TensorId e = g.node(ir::OpType::kConv2D, {x, g.constant({24, 1, 1, 4})}, make_conv_attrs(1), "expand");
+  const ir::TensorId d =
+      g.node(ir::OpType::kDepthwiseConv2D, {e, g.constant({1, 3, 3, 24})}, make_conv_attrs(3, 1, 1), "dw");
+  g.output(g.node(ir::OpType::kConv2D, {d, g.constant({4, 1, 1, 24})}, make_conv_attrs(1), "project"));
+  return std::move(g.graph);
+}
+
+TEST(RowLoop, InvertedBottleneckPeaksAtItsInputOutputAndCarriedRows) {
+  const Lowered l = lower_all(make_inverted_bottleneck(), 1);
+  ASSERT_TRUE(verify_plan(l.graph, l.plan).has_value());
+  // Ordinary execution peaks at dw: its input and output, 16 x 16 x 24 bytes
+  // each = 2 x 6,144 = 12,288.
+  const analysis::BufferGraph& bg = l.bg;
+  EXPECT_EQ(analysis::compute_memory_profile(bg, analysis::given_order(bg)).peak_bytes, 12288);
+  // One row of the output per iteration. dw reads expand's rows [b - 1, e +
+  // 1): expand keeps 3 rows (the last iteration 2) = 3 x 16 x 24 = 1,152
+  // bytes, carried; project (1x1) reads dw's rows [b, e), so dw's buffer
+  // holds 1 row = 384 bytes, keeps none (no copy) and is partial, live from
+  // dw to project. x and y stay whole, live over the loop: 1,024 each. Peak
+  // at dw and project: 1,024 + 1,024 + 1,152 + 384 = 3,584.
+  const PlanMemory memory = compute_plan_memory(l.plan);
+  EXPECT_EQ(memory.peak_bytes, 3584);
+  EXPECT_EQ(l.plan.buffers.at(1).role, BufferRole::kPartial) << l.plan.buffers.at(1).name;
+  // 16 iterations of 1 copy + 3 calls.
+  EXPECT_EQ(l.plan.count_calls(), 64);
+  EXPECT_EQ(count_plan_macs(l.graph, l.plan), ir::count_graph_macs(l.graph));
+}
+
+// x [1, 13, 6, 3] -> a: Conv2D 3x3 stride 2, dilation 1, pad 1 -> b: MaxPool
+// 2x2 stride 1 -> c: Conv2D 3x3 dilation 2 pad 2 -> y; rows 13 -> 7 -> 6 -> 6.
+ir::Graph make_strided_dilated_chain() {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 13, 6, 3});
+  const ir::TensorId a = g.node(ir::OpType::kConv2D, {x, g.constant({5, 3, 3, 3})}, make_conv_attrs(3, 2, 1), "a");
+  ir::PoolAttrs pool;
+  pool.kernel_h = pool.kernel_w = 2;
+  const ir::TensorId b = g.node(ir::OpType::kMaxPool, {a}, pool, "b");
+  ir::ConvAttrs dilated = make_conv_attrs(3, 1, 2);
+  dilated.dilation_h = dilated.dilation_w = 2;
+  g.output(g.node(ir::OpType::kConv2D, {b, g.constant({2, 3, 3, 5})}, dilated, "c"));
+  return std::move(g.graph);
+}
+
+TEST(RowLoop, EveryTileComputesEachRowOnceThroughStridesPoolsAndDilation) {
+  for (int64_t tile = 1; tile <= 6; ++tile) {
+    const Lowered l = lower_all(make_strided_dilated_chain(), tile);
+    Status valid = verify_plan(l.graph, l.plan);
+    EXPECT_TRUE(valid) << "tile " << tile << ": " << (valid ? "" : valid.error().message);
+    EXPECT_EQ(count_plan_macs(l.graph, l.plan), ir::count_graph_macs(l.graph)) << "tile " << tile;
+  }
+}
+
+TEST(RowLoop, RefusesAnOperatorThatReducesItsRows) {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 4, 4, 2});
+  const ir::TensorId a = g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "a");
+  g.output(g.node(ir::OpType::kMean, {a}, ir::ReduceAttrs{{1, 2}, true}, "mean"));
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const Status status = check_row_loop(g.graph, bg, analysis::given_order(bg), {{0, 1}, 1});
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ExitCode::kBadCommandLine);
+  EXPECT_EQ(status.error().node, "mean");
+  EXPECT_NE(status.error().message.find("do not map to rows"), std::string::npos) << status.error().message;
+}
+
+TEST(RowLoop, RefusesOperatorsNotConsecutiveInTheOrder) {
+  const ir::Graph graph = make_inverted_bottleneck();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  const Status status = check_row_loop(graph, bg, analysis::given_order(bg), {{0, 2}, 1});
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("not consecutive"), std::string::npos) << status.error().message;
+}
+
+TEST(RowLoop, RefusesAnOperatorNoLaterOneReads) {
+  // x -> a, x -> b: a feeds nothing in the loop {a, b}, whose sink is b.
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 4, 4, 2});
+  g.output(g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "a"));
+  g.output(g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "b"));
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const Status status = check_row_loop(g.graph, bg, analysis::given_order(bg), {{0, 1}, 2});
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().node, "a");
+}
+
+// --- verify_plan on broken row loops (the chain of the dump above) ------------
+
+class VerifyRowLoopRejects : public ::testing::Test {
+ protected:
+  VerifyRowLoopRejects() : lowered_(lower_all(make_conv_depthwise_chain(), 2)) {}
+
+  Loop& loop() { return std::get<Loop>(lowered_.plan.steps.at(0).what); }
+  // Body steps: 0 the copy (BlockConcat) of c's rows, 1 c, 2 d.
+  KernelCall& body_call(size_t index) { return std::get<KernelCall>(loop().body.at(index).what); }
+
+  void expect_rejected(const std::string& what, const std::string& message) {
+    const Status status = verify_plan(lowered_.graph, lowered_.plan);
+    ASSERT_FALSE(status) << what;
+    EXPECT_EQ(status.error().code, ExitCode::kInternal) << what;
+    EXPECT_NE(status.error().message.find(message), std::string::npos) << what << ": " << status.error().message;
+  }
+
+  Lowered lowered_;
+};
+
+TEST_F(VerifyRowLoopRejects, ACarriedBufferWithoutItsBlockConcat) {
+  loop().body.erase(loop().body.begin());
+  // In iteration 1 d's window starts at c's row 1, which iteration 0 left at
+  // position 1 and nothing moved to position 0.
+  expect_rejected("the kept rows stay where the last iteration left them", "d' (whole) reads element");
+}
+
+TEST_F(VerifyRowLoopRejects, ACarriedBufferARowTooShort) {
+  lowered_.plan.buffers[0].bytes -= 4 * 3 * 4;  // one row of 4 x 3 floats
+  expect_rejected("4 rows held in a buffer of 3", "reaches element");
+}
+
+TEST_F(VerifyRowLoopRejects, AWindowThatMissesItsFirstRow) {
+  Sweep& rows = body_call(2).inputs[0].sweeps[0];
+  rows.first = compose_bound(rows.first, 1, 1, rows.first.low + 1, rows.first.high + 1);
+  expect_rejected("d's window starts a row late", "read indices [0, 3) of input 0, but its view shows [1, 3)");
+}
+
+TEST_F(VerifyRowLoopRejects, ASweepByALoopThatDoesNotEncloseTheCall) {
+  body_call(2).outputs[0].sweeps[0].loop = 1;
+  expect_rejected("loop 1 in a nest of one loop", "but the call is inside 1 loops");
+}
+
+TEST_F(VerifyRowLoopRejects, ASweepOnAnAxisItsLoopDoesNotWalk) {
+  body_call(2).outputs[0].sweeps[0].axis = 2;
+  expect_rejected("a row loop sweeping cols", "which walks rows");
+}
+
+TEST_F(VerifyRowLoopRejects, ADecreasingBound) {
+  body_call(2).outputs[0].sweeps[0].last.scale = -1;
+  expect_rejected("a bound that falls as the loop advances", "decreasing bound");
+}
+
+TEST_F(VerifyRowLoopRejects, AnInnerLoopWithATileAboveItsExtent) {
+  Loop channels{"channels", LoopAxis::kChannels, 3, 4, {loop().body.back()}};
+  loop().body.back() = Step{std::move(channels)};
+  expect_rejected("tile 4 over 3 channels, nested", "loop 'channels' has tile 4, extent 3");
+}
+
+TEST_F(VerifyRowLoopRejects, ARowTheLoopNeverWrites) {
+  // d's rows end one short of the chunk, the last iteration included.
+  Sweep& rows = body_call(2).outputs[0].sweeps[0];
+  rows.last = compose_bound(rows.last, 1, -1, 0, 7);
+  expect_rejected("y's row 7 is never written", "is not written whole");
+}
+
+}  // namespace
+}  // namespace tinyfit::plan

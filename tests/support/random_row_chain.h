@@ -1,0 +1,185 @@
+// Seeded random chains for row-loop tests (plan/lower_row_loop.h): Conv2D
+// with random kernel, stride, dilation and asymmetric padding, depthwise
+// convolutions (channel multiplier 1 or 2), max and average pools, and
+// residual Adds, int8 or float32, with the quantisation real models have
+// (kernel_oracle_cases.h). Each operator reads the newest tensor, so every
+// operator but the last feeds a later one and any consecutive run can be one
+// row loop; an Add also reads an older tensor of the same shape (a residual
+// that crosses the run, or starts before it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "support/kernel_oracle_cases.h"
+
+namespace tinyfit::row_chain {
+
+using kernel_oracle::OracleCase;
+using kernel_oracle::Random;
+
+struct ChainSpec {
+  uint64_t seed = 0;
+  ir::DType dtype = ir::DType::kI8;
+  int operators = 5;
+  int64_t rows = 12;
+  int64_t cols = 4;
+  int64_t max_channels = 5;
+};
+
+struct Activation {
+  ir::TensorId tensor;
+  ir::Shape shape;
+};
+
+// A window over `in` (rows or cols) that leaves at least one output: half the
+// time "same" (stride 1, padding (span - 1) / 2 each side, odd span), else
+// kernel 1-5, stride 1-3, dilation 2 one time in five, padding below the
+// dilated kernel on each side independently.
+struct AxisWindow {
+  int64_t kernel = 1, stride = 1, dilation = 1, pad_before = 0, pad_after = 0;
+};
+inline AxisWindow make_axis_window(Random& r, int64_t in, bool allow_stride) {
+  while (true) {
+    AxisWindow w;
+    w.kernel = r.pick(std::vector<int64_t>{1, 2, 3, 3, 5});
+    w.dilation = r.chance(0.2) ? 2 : 1;
+    const int64_t span = w.dilation * (w.kernel - 1) + 1;
+    if (r.chance(0.5) && span % 2 == 1) {
+      w.pad_before = w.pad_after = (span - 1) / 2;
+    } else {
+      w.stride = allow_stride ? r.pick(std::vector<int64_t>{1, 1, 2, 3}) : 1;
+      w.pad_before = r.uniform_int(0, span - 1);
+      w.pad_after = r.uniform_int(0, span - 1);
+    }
+    if (kernel_oracle::window_output(in, w.pad_before + w.pad_after, w.kernel, w.stride, w.dilation) >= 1) return w;
+  }
+}
+
+inline ir::TensorId add_activation(Random& r, OracleCase& c, const std::string& name, ir::DType dtype,
+                                   const ir::Shape& shape, float scale) {
+  if (!kernel_oracle::is_quantized(dtype)) return kernel_oracle::add_tensor(c, name, dtype, shape, std::nullopt);
+  const auto zero_point = static_cast<int32_t>(r.uniform_int(ir::dtype_min(dtype) / 2, ir::dtype_max(dtype) / 2));
+  return kernel_oracle::add_tensor(c, name, dtype, shape, kernel_oracle::quant_of(dtype, scale, zero_point));
+}
+
+inline float scale_of(const ir::Graph& g, ir::TensorId t) {
+  const auto& q = g.tensor(t).quant;
+  return q ? q->scale[0] : 1.0f;
+}
+
+inline Activation add_conv(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x, bool depthwise,
+                           int index) {
+  const AxisWindow rows = make_axis_window(r, x.shape[1], x.shape[1] >= 3);
+  const AxisWindow cols = r.chance(0.7) ? rows : make_axis_window(r, x.shape[2], false);
+  if (kernel_oracle::window_output(x.shape[2], cols.pad_before + cols.pad_after, cols.kernel, cols.stride,
+                                   cols.dilation) < 1) {
+    return add_conv(r, c, spec, x, depthwise, index);  // the rows' window does not fit the cols
+  }
+  const int64_t in_channels = x.shape[3];
+  const int64_t out_channels = depthwise ? in_channels * r.pick(std::vector<int64_t>{1, 1, 2})
+                                         : r.uniform_int(1, spec.max_channels);
+  ir::ConvAttrs a;
+  a.kernel_h = rows.kernel;
+  a.kernel_w = cols.kernel;
+  a.stride_h = rows.stride;
+  a.stride_w = cols.stride;
+  a.dilation_h = rows.dilation;
+  a.dilation_w = cols.dilation;
+  a.pad = {rows.pad_before, cols.pad_before, rows.pad_after, cols.pad_after};
+  const ir::Shape y_shape{1,
+                          kernel_oracle::window_output(x.shape[1], rows.pad_before + rows.pad_after, rows.kernel,
+                                                       rows.stride, rows.dilation),
+                          kernel_oracle::window_output(x.shape[2], cols.pad_before + cols.pad_after, cols.kernel,
+                                                       cols.stride, cols.dilation),
+                          out_channels};
+  const ir::Shape w_shape = depthwise ? ir::Shape{1, a.kernel_h, a.kernel_w, out_channels}
+                                      : ir::Shape{out_channels, a.kernel_h, a.kernel_w, in_channels};
+  const std::string name = (depthwise ? "dw" : "conv") + std::to_string(index);
+  ir::TensorId w, b;
+  float y_scale = 1.0f;
+  if (spec.dtype == ir::DType::kF32) {
+    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, spec.dtype, w_shape, -0.5, 0.5));
+    b = kernel_oracle::add_constant(c, name + "/b", kernel_oracle::random_tensor(r, spec.dtype, {out_channels}, -0.5, 0.5));
+  } else {
+    const float w_scale = r.log_uniform(0.005, 0.05);
+    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, spec.dtype, w_shape),
+                                    kernel_oracle::random_weight_quant(r, spec.dtype, out_channels, depthwise ? 3 : 0,
+                                                                       w_scale));
+    b = kernel_oracle::add_constant(c, name + "/b",
+                                    kernel_oracle::random_tensor(r, ir::DType::kI32, {out_channels}, -3000, 3000));
+    const int64_t taps = a.kernel_h * a.kernel_w * (depthwise ? 1 : in_channels);
+    y_scale = kernel_oracle::conv_output_scale(r, scale_of(c.graph, x.tensor), w_scale, taps);
+  }
+  const ir::TensorId y = add_activation(r, c, name + "/y", spec.dtype, y_shape, y_scale);
+  kernel_oracle::set_node(c, depthwise ? ir::OpType::kDepthwiseConv2D : ir::OpType::kConv2D, {x.tensor, w, b}, {y},
+                          a, kernel_oracle::random_activation(r));
+  c.graph.nodes.back().name = name;
+  return {y, y_shape};
+}
+
+inline Activation add_pool(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x, int index) {
+  ir::PoolAttrs a;
+  do {
+    a.kernel_h = a.kernel_w = r.uniform_int(1, 3);
+    a.stride_h = a.stride_w = x.shape[1] >= 3 && r.chance(0.4) ? 2 : 1;
+    a.pad = {r.uniform_int(0, a.kernel_h - 1), r.uniform_int(0, a.kernel_w - 1), r.uniform_int(0, a.kernel_h - 1),
+             r.uniform_int(0, a.kernel_w - 1)};
+  } while (kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h, 1) < 1 ||
+           kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w, 1) < 1);
+  const bool average = r.chance(0.5);
+  const ir::Shape y_shape{1, kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h, 1),
+                          kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w, 1),
+                          x.shape[3]};
+  const std::string name = (average ? "avgpool" : "maxpool") + std::to_string(index);
+  // TFLite pooling keeps the input's quantization.
+  const ir::TensorId y = kernel_oracle::add_tensor(c, name + "/y", spec.dtype, y_shape, c.graph.tensor(x.tensor).quant);
+  kernel_oracle::set_node(c, average ? ir::OpType::kAveragePool : ir::OpType::kMaxPool, {x.tensor}, {y}, a);
+  c.graph.nodes.back().name = name;
+  return {y, y_shape};
+}
+
+inline Activation add_residual(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x,
+                               const Activation& older, int index) {
+  const std::string name = "add" + std::to_string(index);
+  const float scale = std::max(scale_of(c.graph, x.tensor), scale_of(c.graph, older.tensor)) *
+                      static_cast<float>(r.uniform(1.0, 2.5));
+  const ir::TensorId y = add_activation(r, c, name + "/y", spec.dtype, x.shape, scale);
+  kernel_oracle::set_node(c, ir::OpType::kAdd, {x.tensor, older.tensor}, {y}, {},
+                          kernel_oracle::random_activation(r));
+  c.graph.nodes.back().name = name;
+  return {y, x.shape};
+}
+
+// A chain of spec.operators operators; its last tensor is the graph's output.
+inline OracleCase make_random_row_chain(const ChainSpec& spec) {
+  Random r(spec.seed);
+  OracleCase c;
+  c.graph.name = "row-chain";
+  c.graph.source_path = "row-chain";
+  const ir::Shape x_shape{1, spec.rows, spec.cols, r.uniform_int(1, spec.max_channels)};
+  const ir::TensorId x = kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, spec.dtype, x_shape, -1, 1),
+                                                  kernel_oracle::random_quant(r, spec.dtype, 0.01, 0.1));
+  std::vector<Activation> made{{x, x_shape}};
+  for (int i = 0; i < spec.operators; ++i) {
+    const Activation newest = made.back();
+    const Activation* older = nullptr;
+    for (size_t k = 0; k + 1 < made.size(); ++k) {
+      if (made[k].shape == newest.shape) older = &made[k];
+    }
+    const int64_t kind = r.uniform_int(0, 9);
+    if (older != nullptr && kind >= 8) {
+      made.push_back(add_residual(r, c, spec, newest, *older, i));
+    } else if (kind <= 3) {
+      made.push_back(add_conv(r, c, spec, newest, false, i));
+    } else if (kind <= 5) {
+      made.push_back(add_conv(r, c, spec, newest, true, i));
+    } else {
+      made.push_back(add_pool(r, c, spec, newest, i));
+    }
+  }
+  c.graph.outputs.push_back(made.back().tensor);
+  return c;
+}
+
+}  // namespace tinyfit::row_chain
