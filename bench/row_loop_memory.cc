@@ -10,7 +10,15 @@
 //     inference, bytes the BlockConcat copies move per inference (their extra
 //     work), and whether the plan, executed in an arena of exactly its size,
 //     matched the reference interpreter.
-// Usage: tinyfit_bench_row_loop MODEL [--operators 2,6] [--tiles 1,2,8] [--no-verify]
+// With --m4, the chain's operators also run alone (a graph of those
+// operators, outputs what the rest of the model reads) as emitted C on the
+// emulated Cortex-M4 (QEMU mps2-an386, SysTick under -icount shift=0), both
+// ordinary and as the row loop, each checked against the plan executor's
+// bytes: retired instructions of one inference, their ratio, and the
+// instructions of the BlockConcat copies, measured as the difference from
+// the same program with its copies left out (whose output is then wrong and
+// not checked).
+// Usage: tinyfit_bench_row_loop MODEL [--operators 2,6] [--tiles 1,2,8] [--no-verify] [--m4]
 // A benchmark, not a test: CI builds it and does not run it.
 #include <CLI/CLI.hpp>
 
@@ -21,6 +29,10 @@
 #include <vector>
 
 #include "analysis/buffer_graph.h"
+#include "checked_model.h"
+#include "emitted_build.h"
+#include "exec/plan_executor.h"
+#include "import/graph_rewrite.h"
 #include "analysis/memory_profile.h"
 #include "driver/compile_verify.h"
 #include "import/import_model.h"
@@ -64,13 +76,120 @@ std::string format_thousands(int64_t value) {
   return digits;
 }
 
-int run(const std::string& model, const std::vector<int>& chains, const std::vector<int64_t>& tiles, bool verify) {
-  Result<ir::Graph> imported = import::import_model(model);
-  if (!imported) {
-    std::cerr << imported.error().format() << "\n";
+// The graph of the first `operators` operators of `order` alone: its
+// outputs are the tensors they make that later operators (or the model's
+// outputs) read.
+ir::Graph make_prefix_graph(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
+                            int operators) {
+  std::vector<bool> dead(graph.nodes.size(), true);
+  for (int i = 0; i < operators; ++i) {
+    dead[static_cast<size_t>(bg.operators[static_cast<size_t>(order[static_cast<size_t>(i)])].node)] = false;
+  }
+  ir::Graph prefix = graph;
+  prefix.outputs.clear();
+  const std::vector<std::vector<ir::NodeId>> consumers = graph.compute_consumers();
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (dead[n]) continue;
+    for (ir::TensorId t : graph.nodes[n].outputs) {
+      const bool read_later = import::is_graph_output(graph, t) ||
+                              std::any_of(consumers[static_cast<size_t>(t)].begin(), consumers[static_cast<size_t>(t)].end(),
+                                          [&](ir::NodeId c) { return dead[static_cast<size_t>(c)]; });
+      if (read_later) prefix.outputs.push_back(t);
+    }
+  }
+  import::erase_nodes(prefix, dead);
+  prefix.remove_unused_tensors();
+  return prefix;
+}
+
+// The plan without its kCopy calls: what the copies cost, by difference.
+plan::Plan drop_copies(plan::Plan plan) {
+  for (plan::Step& step : plan.steps) {
+    if (!step.is_loop()) continue;
+    std::vector<plan::Step>& body = std::get<plan::Loop>(step.what).body;
+    std::erase_if(body, [](const plan::Step& s) { return !s.is_loop() && s.call().mode == plan::CallMode::kCopy; });
+  }
+  return plan;
+}
+
+// Retired Cortex-M4 instructions of one inference of `plan`'s emitted C;
+// `check`: its outputs must equal the plan executor's.
+Result<uint64_t> count_m4_instructions(const mcu::CheckedModel& m, const plan::Plan& plan, const std::string& name,
+                                       bool check) {
+  TINYFIT_ASSIGN_OR_RETURN(std::vector<exec::TensorData> executed, exec::execute_plan(m.graph, plan, m.inputs));
+  constexpr int64_t kBoardRamBytes = 4 << 20;  // the whole SRAM of mps2-an386 (TOOLCHAIN.md)
+  TINYFIT_ASSIGN_OR_RETURN(mcu::EmittedBuild build, mcu::emit_and_build(m.graph, plan, m.inputs, executed,
+                                                                        mcu::Target::kCortexM4, kBoardRamBytes,
+                                                                        "bench/row_loop_" + name));
+  TINYFIT_ASSIGN_OR_RETURN(mcu::ProgramReport report, mcu::run_program(mcu::Target::kCortexM4, build.executable));
+  if (check) {
+    for (size_t o = 0; o < executed.size(); ++o) {
+      if (report.outputs.at(o) != executed[o].bytes) {
+        return fail("emitted C of '" + name + "': output " + std::to_string(o) + " differs from the plan executor's",
+                    ExitCode::kInternal);
+      }
+    }
+  }
+  return report.instructions;
+}
+
+// One chain on the Cortex-M4: ordinary, then the row loop at each tile.
+void measure_on_m4(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
+                   const std::vector<exec::TensorData>& inputs, int operators, const std::vector<int64_t>& tiles) {
+  Result<mcu::CheckedModel> m = mcu::make_checked_model(make_prefix_graph(graph, bg, order, operators), inputs);
+  if (!m) {
+    std::cout << "  m4: " << m.error().format() << "\n";
+    return;
+  }
+  const analysis::BufferGraph prefix_bg = analysis::build_buffer_graph(m->graph);
+  const analysis::Order prefix_order = analysis::given_order(prefix_bg);
+  plan::Plan ordinary = plan::build_operator_plan(m->graph, prefix_bg, prefix_order);
+  const std::string chain = "first" + std::to_string(operators);
+  Result<uint64_t> baseline = plan::place_plan(ordinary, "greedy-by-size", {}).and_then([&](const plan::Placement&) {
+    return count_m4_instructions(*m, ordinary, chain + "_ordinary", true);
+  });
+  if (!baseline) {
+    std::cout << "  m4: " << baseline.error().format() << "\n";
+    return;
+  }
+  std::cout << "  m4, the first " << operators << " operators alone: ordinary " << format_thousands(static_cast<int64_t>(*baseline))
+            << " instructions\n";
+  for (int64_t tile : tiles) {
+    plan::RowLoopSpec spec;
+    spec.ops = prefix_order;
+    spec.tile = tile;
+    Result<plan::Plan> rows = plan::build_row_loop_plan(m->graph, prefix_bg, prefix_order, {spec});
+    if (!rows) break;
+    plan::Plan without_copies = drop_copies(*rows);
+    const std::string name = chain + "_tile" + std::to_string(tile);
+    Result<uint64_t> loop = plan::place_plan(*rows, "greedy-by-size", {}).and_then([&](const plan::Placement&) {
+      return count_m4_instructions(*m, *rows, name, true);
+    });
+    Result<uint64_t> no_copies = plan::place_plan(without_copies, "greedy-by-size", {}).and_then(
+        [&](const plan::Placement&) { return count_m4_instructions(*m, without_copies, name + "_nocopy", false); });
+    if (!loop || !no_copies) {
+      std::cout << "  m4 tile " << tile << ": " << (!loop ? loop.error() : no_copies.error()).format() << "\n";
+      continue;
+    }
+    const double base = static_cast<double>(*baseline);
+    std::printf("  m4 tile %3lld: row loop %s instructions (%.3fx ordinary), of which copies %s (%.3fx)\n",
+                static_cast<long long>(tile), format_thousands(static_cast<int64_t>(*loop)).c_str(),
+                static_cast<double>(*loop) / base,
+                format_thousands(static_cast<int64_t>(*loop) - static_cast<int64_t>(*no_copies)).c_str(),
+                (static_cast<double>(*loop) - static_cast<double>(*no_copies)) / base);
+    std::fflush(stdout);
+  }
+}
+
+
+int run(const std::string& model, const std::vector<int>& chains, const std::vector<int64_t>& tiles, bool verify,
+        bool m4) {
+  Result<mcu::CheckedModel> loaded = mcu::load_checked_model(model);
+  if (!loaded) {
+    std::cerr << loaded.error().format() << "\n";
     return 1;
   }
-  const ir::Graph& graph = *imported;
+  const ir::Graph& graph = loaded->graph;
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   const analysis::Order order = analysis::given_order(bg);
   const plan::Plan ordinary = plan::build_operator_plan(graph, bg, order);
@@ -119,6 +238,7 @@ int run(const std::string& model, const std::vector<int>& chains, const std::vec
                   verified.c_str());
       std::fflush(stdout);
     }
+    if (m4) measure_on_m4(graph, bg, order, loaded->inputs, operators, tiles);
   }
   return 0;
 }
@@ -131,14 +251,15 @@ int main(int argc, char** argv) {
   std::string model = "zoo:mobilenetv2-224-int8";
   std::vector<int> chains{2, 3, 6};
   std::vector<int64_t> tiles{1, 2, 8};
-  bool no_verify = false;
+  bool no_verify = false, m4 = false;
   app.add_option("model", model, "model file or zoo:NAME");
   app.add_option("--operators", chains, "chains: the first N operators of the model's order")->delimiter(',');
   app.add_option("--tiles", tiles, "output rows of the chain's last operator per iteration")->delimiter(',');
   app.add_flag("--no-verify", no_verify, "skip execution against the reference interpreter");
+  app.add_flag("--m4", m4, "also measure each chain alone as emitted C on the emulated Cortex-M4");
   CLI11_PARSE(app, argc, argv);
   try {
-    return tinyfit::run(model, chains, tiles, !no_verify);
+    return tinyfit::run(model, chains, tiles, !no_verify, m4);
   } catch (const std::exception& e) {
     std::cerr << "tinyfit_bench_row_loop: internal error: " << e.what() << "\n";
     return 70;
