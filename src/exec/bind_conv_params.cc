@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "exec/reference/kernel.h"
+#include "exec/reference/quant_math.h"
 
 namespace tinyfit::exec {
 namespace {
@@ -83,6 +84,24 @@ std::vector<int64_t> sum_absolute_weights(const std::vector<uint8_t>& weights, b
     sums[channel_last ? i % static_cast<size_t>(out_channels) : i / row] += w < 0 ? -w : w;
   }
   return sums;
+}
+
+// A channel whose weights are all zero (plus offset) sums to its bias alone,
+// so its output is the constant r = requantise(bias). Quantisers leave such
+// channels with a tiny scale, a bias near 2^30 and a right shift near 30,
+// which no fast requantisation takes (requantize.h's |acc| < 2^30); restated
+// as bias 2r, multiplier 2^30 and shift 0 it yields r exactly (TFLite's own
+// arithmetic: SRDHM(2r, 2^30) = r) and every kernel takes it.
+void restate_constant_channels(const std::vector<int64_t>& absolute_sums, std::vector<int32_t>& bias,
+                               std::vector<int32_t>& multiplier, std::vector<int32_t>& shift) {
+  for (size_t c = 0; c < absolute_sums.size(); ++c) {
+    if (absolute_sums[c] != 0) continue;
+    const int32_t r = reference::multiply_by_quantized_multiplier(bias[c], multiplier[c], shift[c]);
+    if (std::abs(int64_t{r}) >= (int64_t{1} << 29)) continue;
+    bias[c] = 2 * r;
+    multiplier[c] = int32_t{1} << 30;
+    shift[c] = 0;
+  }
 }
 
 // tinyfit/requantize.h's requirement for every channel.
@@ -168,10 +187,10 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     // The largest |x + offset| of the input's element range.
     const int64_t max_input = std::max(std::abs((qs8 ? -128 : 0) + int64_t{p.input_offset}),
                                        std::abs((qs8 ? 127 : 255) + int64_t{p.input_offset}));
-    c.requantize_fits_ = check_requantize_fits(
-        sum_absolute_weights(c.weights_, qs8, p.weight_offset, g.out_channels,
-                             node.op == ir::OpType::kDepthwiseConv2D),
-        c.bias_int_, c.multiplier_, c.shift_, max_input);
+    const std::vector<int64_t> absolute_sums = sum_absolute_weights(
+        c.weights_, qs8, p.weight_offset, g.out_channels, node.op == ir::OpType::kDepthwiseConv2D);
+    restate_constant_channels(absolute_sums, c.bias_int_, c.multiplier_, c.shift_);
+    c.requantize_fits_ = check_requantize_fits(absolute_sums, c.bias_int_, c.multiplier_, c.shift_, max_input);
     p.output_offset = q.output.zero_point;
     p.activation_min = q.range.min;
     p.activation_max = q.range.max;

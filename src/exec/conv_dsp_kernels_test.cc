@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -310,6 +311,33 @@ TEST(ConvDspKernels, DepthwiseConv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
 TEST(ConvDspKernels, FullyConnectedMatchesTheReferenceInEveryModeAndEdgeSize) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
     for (const Case& c : make_fully_connected_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+  }
+}
+
+// A channel whose weights are all zero, as quantisers leave a dead channel:
+// a tiny weight scale (a right shift near 28) and a bias near 2^30, the
+// accumulator requantize.h cannot double (found in vww_96_int8, whose 1x1
+// layers ran the direct loops for it). The binding restates the channel as
+// the constant it computes, so the __dsp kernels take the layer, exactly.
+TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
+  for (ir::OpType op : {ir::OpType::kConv2D, ir::OpType::kDepthwiseConv2D}) {
+    const bool depthwise = op == ir::OpType::kDepthwiseConv2D;
+    const ir::Shape input{1, 4, 5, 8};
+    Case c{depthwise ? "DepthwiseConv2D 3x3 with a dead channel" : "Conv2D 1x1 with a dead channel",
+           depthwise ? "dwconv2d_direct__dsp" : "conv2d_1x1__dsp",
+           make_net(ir::DType::kI8, input, make_layer(op, 8, depthwise ? 3 : 1, 1, 1, depthwise ? ir::Padding2D{1, 1, 1, 1}
+                                                                                              : ir::Padding2D{}))};
+    const ir::Node& node = c.net.graph.nodes[0];
+    ir::Tensor& weights = c.net.graph.tensor(node.inputs[1]);
+    const size_t channels = 8;
+    for (size_t i = 0; i < weights.data.size(); ++i) {
+      if ((depthwise ? i % channels : i / (weights.data.size() / channels)) == 0) weights.data[i] = 0;
+    }
+    weights.quant->scale[0] = 1e-9f;  // 2^-30 of the others: a right shift of 28 after the doubling
+    for (int32_t bias : {int32_t{1} << 30, -(int32_t{1} << 30) + 7}) {
+      std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
+      expect_case_runs_its_kernel_exactly(c);
+    }
   }
 }
 
