@@ -13,12 +13,14 @@
 // With --m4, the chain's operators also run alone (a graph of those
 // operators, outputs what the rest of the model reads) as emitted C on the
 // emulated Cortex-M4 (QEMU mps2-an386, SysTick under -icount shift=0), both
-// ordinary and as the row loop, each checked against the plan executor's
-// bytes: retired instructions of one inference, their ratio, and the
+// ordinary and as the row loop, each checked against the reference
+// interpreter's and the plan executor's bytes: retired instructions of one inference, their ratio, and the
 // instructions of the BlockConcat copies, measured as the difference from
 // the same program with its copies left out (whose output is then wrong and
 // not checked).
-// Usage: tinyfit_bench_row_loop MODEL [--operators 2,6] [--tiles 1,2,8] [--no-verify] [--m4]
+// --workspaces gives both plans' conv calls the workspaces of their fastest
+// kernels (exec/add_kernel_workspaces.h), as the fastest plan would.
+// Usage: tinyfit_bench_row_loop MODEL [--operators 2,6] [--tiles 1,2,8] [--no-verify] [--m4 [--workspaces]]
 // A benchmark, not a test: CI builds it and does not run it.
 #include <CLI/CLI.hpp>
 
@@ -31,6 +33,7 @@
 #include "analysis/buffer_graph.h"
 #include "checked_model.h"
 #include "emitted_build.h"
+#include "exec/add_kernel_workspaces.h"
 #include "exec/plan_executor.h"
 #include "import/graph_rewrite.h"
 #include "analysis/memory_profile.h"
@@ -112,10 +115,18 @@ plan::Plan drop_copies(plan::Plan plan) {
   return plan;
 }
 
-// Retired Cortex-M4 instructions of one inference of `plan`'s emitted C;
-// `check`: its outputs must equal the plan executor's.
-Result<uint64_t> count_m4_instructions(const mcu::CheckedModel& m, const plan::Plan& plan, const std::string& name,
-                                       bool check) {
+struct M4Run {
+  uint64_t instructions = 0;  // retired on the emulated Cortex-M4, one inference
+  int64_t arena_bytes = 0;
+};
+
+// `plan` (unplaced), with its conv calls' fast-kernel workspaces when
+// `workspaces` (exec/add_kernel_workspaces.h), placed, emitted and run on the
+// Cortex-M4; `check`: its outputs must equal the plan executor's.
+Result<M4Run> run_on_m4(const mcu::CheckedModel& m, plan::Plan plan, const std::string& name, bool check,
+                        bool workspaces) {
+  if (workspaces) TINYFIT_RETURN_IF_ERROR(exec::add_kernel_workspaces(m.graph, plan));
+  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
   TINYFIT_ASSIGN_OR_RETURN(std::vector<exec::TensorData> executed, exec::execute_plan(m.graph, plan, m.inputs));
   constexpr int64_t kBoardRamBytes = 4 << 20;  // the whole SRAM of mps2-an386 (TOOLCHAIN.md)
   TINYFIT_ASSIGN_OR_RETURN(mcu::EmittedBuild build, mcu::emit_and_build(m.graph, plan, m.inputs, executed,
@@ -124,18 +135,23 @@ Result<uint64_t> count_m4_instructions(const mcu::CheckedModel& m, const plan::P
   TINYFIT_ASSIGN_OR_RETURN(mcu::ProgramReport report, mcu::run_program(mcu::Target::kCortexM4, build.executable));
   if (check) {
     for (size_t o = 0; o < executed.size(); ++o) {
+      if (executed[o].bytes != m.reference.at(o).bytes) {
+        return fail("plan '" + name + "': output " + std::to_string(o) + " differs from the reference interpreter's",
+                    ExitCode::kInternal);
+      }
       if (report.outputs.at(o) != executed[o].bytes) {
         return fail("emitted C of '" + name + "': output " + std::to_string(o) + " differs from the plan executor's",
                     ExitCode::kInternal);
       }
     }
   }
-  return report.instructions;
+  return M4Run{report.instructions, plan.arena_bytes};
 }
 
 // One chain on the Cortex-M4: ordinary, then the row loop at each tile.
 void measure_on_m4(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
-                   const std::vector<exec::TensorData>& inputs, int operators, const std::vector<int64_t>& tiles) {
+                   const std::vector<exec::TensorData>& inputs, int operators, const std::vector<int64_t>& tiles,
+                   bool workspaces) {
   Result<mcu::CheckedModel> m = mcu::make_checked_model(make_prefix_graph(graph, bg, order, operators), inputs);
   if (!m) {
     std::cout << "  m4: " << m.error().format() << "\n";
@@ -143,47 +159,41 @@ void measure_on_m4(const ir::Graph& graph, const analysis::BufferGraph& bg, cons
   }
   const analysis::BufferGraph prefix_bg = analysis::build_buffer_graph(m->graph);
   const analysis::Order prefix_order = analysis::given_order(prefix_bg);
-  plan::Plan ordinary = plan::build_operator_plan(m->graph, prefix_bg, prefix_order);
-  const std::string chain = "first" + std::to_string(operators);
-  Result<uint64_t> baseline = plan::place_plan(ordinary, "greedy-by-size", {}).and_then([&](const plan::Placement&) {
-    return count_m4_instructions(*m, ordinary, chain + "_ordinary", true);
-  });
-  if (!baseline) {
-    std::cout << "  m4: " << baseline.error().format() << "\n";
+  const std::string chain = "first" + std::to_string(operators) + (workspaces ? "_ws" : "");
+  Result<M4Run> ordinary =
+      run_on_m4(*m, plan::build_operator_plan(m->graph, prefix_bg, prefix_order), chain + "_ordinary", true, workspaces);
+  if (!ordinary) {
+    std::cout << "  m4: " << ordinary.error().format() << "\n";
     return;
   }
-  std::cout << "  m4, the first " << operators << " operators alone: ordinary " << format_thousands(static_cast<int64_t>(*baseline))
-            << " instructions\n";
+  std::cout << "  m4, the first " << operators << " operators alone" << (workspaces ? ", fast-kernel workspaces" : "")
+            << ": ordinary " << format_thousands(static_cast<int64_t>(ordinary->instructions))
+            << " instructions, arena " << format_thousands(ordinary->arena_bytes) << " bytes\n";
   for (int64_t tile : tiles) {
     plan::RowLoopSpec spec;
     spec.ops = prefix_order;
     spec.tile = tile;
     Result<plan::Plan> rows = plan::build_row_loop_plan(m->graph, prefix_bg, prefix_order, {spec});
     if (!rows) break;
-    plan::Plan without_copies = drop_copies(*rows);
     const std::string name = chain + "_tile" + std::to_string(tile);
-    Result<uint64_t> loop = plan::place_plan(*rows, "greedy-by-size", {}).and_then([&](const plan::Placement&) {
-      return count_m4_instructions(*m, *rows, name, true);
-    });
-    Result<uint64_t> no_copies = plan::place_plan(without_copies, "greedy-by-size", {}).and_then(
-        [&](const plan::Placement&) { return count_m4_instructions(*m, without_copies, name + "_nocopy", false); });
-    if (!loop || !no_copies) {
-      std::cout << "  m4 tile " << tile << ": " << (!loop ? loop.error() : no_copies.error()).format() << "\n";
+    Result<M4Run> without_copies = run_on_m4(*m, drop_copies(*rows), name + "_nocopy", false, workspaces);
+    Result<M4Run> loop = run_on_m4(*m, std::move(*rows), name, true, workspaces);
+    if (!loop || !without_copies) {
+      std::cout << "  m4 tile " << tile << ": " << (!loop ? loop.error() : without_copies.error()).format() << "\n";
       continue;
     }
-    const double base = static_cast<double>(*baseline);
-    std::printf("  m4 tile %3lld: row loop %s instructions (%.3fx ordinary), of which copies %s (%.3fx)\n",
-                static_cast<long long>(tile), format_thousands(static_cast<int64_t>(*loop)).c_str(),
-                static_cast<double>(*loop) / base,
-                format_thousands(static_cast<int64_t>(*loop) - static_cast<int64_t>(*no_copies)).c_str(),
-                (static_cast<double>(*loop) - static_cast<double>(*no_copies)) / base);
+    const double base = static_cast<double>(ordinary->instructions);
+    const int64_t copies = static_cast<int64_t>(loop->instructions) - static_cast<int64_t>(without_copies->instructions);
+    std::printf("  m4 tile %3lld: row loop %s instructions (%.3fx ordinary), of which copies %s (%.3fx), arena %s bytes\n",
+                static_cast<long long>(tile), format_thousands(static_cast<int64_t>(loop->instructions)).c_str(),
+                static_cast<double>(loop->instructions) / base, format_thousands(copies).c_str(),
+                static_cast<double>(copies) / base, format_thousands(loop->arena_bytes).c_str());
     std::fflush(stdout);
   }
 }
 
-
 int run(const std::string& model, const std::vector<int>& chains, const std::vector<int64_t>& tiles, bool verify,
-        bool m4) {
+        bool m4, bool workspaces) {
   Result<mcu::CheckedModel> loaded = mcu::load_checked_model(model);
   if (!loaded) {
     std::cerr << loaded.error().format() << "\n";
@@ -238,7 +248,7 @@ int run(const std::string& model, const std::vector<int>& chains, const std::vec
                   verified.c_str());
       std::fflush(stdout);
     }
-    if (m4) measure_on_m4(graph, bg, order, loaded->inputs, operators, tiles);
+    if (m4) measure_on_m4(graph, bg, order, loaded->inputs, operators, tiles, workspaces);
   }
   return 0;
 }
@@ -251,15 +261,16 @@ int main(int argc, char** argv) {
   std::string model = "zoo:mobilenetv2-224-int8";
   std::vector<int> chains{2, 3, 6};
   std::vector<int64_t> tiles{1, 2, 8};
-  bool no_verify = false, m4 = false;
+  bool no_verify = false, m4 = false, workspaces = false;
   app.add_option("model", model, "model file or zoo:NAME");
   app.add_option("--operators", chains, "chains: the first N operators of the model's order")->delimiter(',');
   app.add_option("--tiles", tiles, "output rows of the chain's last operator per iteration")->delimiter(',');
   app.add_flag("--no-verify", no_verify, "skip execution against the reference interpreter");
   app.add_flag("--m4", m4, "also measure each chain alone as emitted C on the emulated Cortex-M4");
+  app.add_flag("--workspaces", workspaces, "--m4: with the fast conv kernels' workspaces (exec/add_kernel_workspaces.h)");
   CLI11_PARSE(app, argc, argv);
   try {
-    return tinyfit::run(model, chains, tiles, !no_verify, m4);
+    return tinyfit::run(model, chains, tiles, !no_verify, m4, workspaces);
   } catch (const std::exception& e) {
     std::cerr << "tinyfit_bench_row_loop: internal error: " << e.what() << "\n";
     return 70;

@@ -196,6 +196,31 @@ TEST(X8Copy, ViewsWithAChannelStrideOtherThanOneAreCopiedElementByElement) {
   EXPECT_EQ(std::vector<int16_t>(transposed, transposed + 6), std::vector<int16_t>(expected, expected + 6));
 }
 
+// BlockConcat (plan/lower_row_loop.h): the rows a carried buffer keeps move
+// to its front, onto rows they overlap. Rows 2..4 of a 5-row buffer of 2 x 2
+// bytes move to rows 0..2: as one dense block, and with the channels of
+// every pixel a stride of 2 apart (strided, front to back).
+TEST(X8Copy, KeptRowsMoveToTheFrontOfTheirBufferOverRowsTheyOverlap) {
+  for (const bool dense : {true, false}) {
+    uint8_t rows[40] = {};
+    for (int i = 0; i < 40; ++i) rows[i] = static_cast<uint8_t>(i);
+    const int32_t pixel = dense ? 2 : 4;  // bytes between pixels; strided: every other byte is a channel
+    const int32_t channel = dense ? 1 : 2;
+    const int32_t row = 2 * pixel;
+    const tf_view kept{rows + 2 * row, {1, 3, 2, 2}, {0, row, pixel, channel}, {}};
+    const tf_view front{rows, {1, 3, 2, 2}, {0, row, pixel, channel}, {}};
+    tf_x8_copy(&kept, &front, 1);
+    for (int r = 0; r < 3; ++r) {
+      for (int w = 0; w < 2; ++w) {
+        for (int c = 0; c < 2; ++c) {
+          const int at = r * row + w * pixel + c * channel;
+          EXPECT_EQ(rows[at], at + 2 * row) << (dense ? "dense" : "strided") << " row " << r << " w " << w << " c " << c;
+        }
+      }
+    }
+  }
+}
+
 // --- emit -------------------------------------------------------------------
 
 plan::Plan make_operator_plan(const ir::Graph& graph) {

@@ -4,7 +4,8 @@
 // (tests/support/random_row_chain.h), lowered with a row loop over the whole
 // chain or a consecutive part of it (plan/lower_row_loop.h) at tiles that do
 // and do not divide the rows, also with a channel loop nested inside the row
-// loop around every call, then placed, verified and executed in an arena of
+// loop around every call, with or without the fast conv kernels' workspaces
+// (so the __dsp row kernels read windows too), then placed, verified and executed in an arena of
 // exactly arena_bytes filled with poison: int8 bit-exact with the reference
 // interpreter, float32 within summation-order error, and the plan's MACs the
 // graph's (no row computed twice).
@@ -14,6 +15,7 @@
 
 #include <sstream>
 
+#include "exec/add_kernel_workspaces.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
 #include "ir/op_decl.h"
@@ -48,6 +50,7 @@ struct RowCase {
   int first_op = 0, last_op = 0;  // the row loop's operators, inclusive
   int64_t tile = 1;
   int64_t channel_tile = 0;       // > 0: a channel loop nested around each call
+  bool workspaces = false;        // conv calls get their fastest kernels' workspaces (the __dsp row kernels)
 };
 
 std::string describe_case(const RowCase& c) {
@@ -55,6 +58,7 @@ std::string describe_case(const RowCase& c) {
   out << "seed " << c.chain.seed << ", " << ir::dtype_name(c.chain.dtype) << ", " << c.chain.operators
       << " operators, loop over operators " << c.first_op << ".." << c.last_op << ", tile " << c.tile;
   if (c.channel_tile > 0) out << ", channel loops of " << c.channel_tile;
+  if (c.workspaces) out << ", fast-kernel workspaces";
   return out.str();
 }
 
@@ -72,6 +76,9 @@ std::string check_case(const RowCase& c) {
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
   if (c.channel_tile > 0) *plan = testing::nest_channel_loops(net.graph, std::move(*plan), c.channel_tile);
+  if (c.workspaces) {
+    if (Result<int> added = add_kernel_workspaces(net.graph, *plan); !added) return "workspaces: " + added.error().format();
+  }
   if (plan::count_plan_macs(net.graph, *plan) != ir::count_graph_macs(net.graph)) {
     return "MACs: plan " + std::to_string(plan::count_plan_macs(net.graph, *plan)) + ", graph " +
            std::to_string(ir::count_graph_macs(net.graph));
@@ -110,6 +117,7 @@ RowCase make_case(uint64_t seed, ir::DType dtype) {
   c.last_op = static_cast<int>(r.uniform_int(c.first_op, c.chain.operators - 1));
   c.tile = r.uniform_int(1, 5);
   c.channel_tile = r.chance(0.33) ? r.uniform_int(1, 3) : 0;
+  c.workspaces = r.chance(0.5);
   return c;
 }
 
@@ -144,8 +152,11 @@ TEST(RowLoopExecution, EveryTileOfOneChainMatchesTheReference) {
   c.last_op = 5;
   for (c.tile = 1; c.tile <= 13; ++c.tile) {
     for (int64_t channel_tile : {0, 2}) {
-      c.channel_tile = channel_tile;
-      EXPECT_EQ(check_case(c), "") << describe_case(c);
+      for (bool workspaces : {false, true}) {
+        c.channel_tile = channel_tile;
+        c.workspaces = workspaces;
+        EXPECT_EQ(check_case(c), "") << describe_case(c);
+      }
     }
   }
 }

@@ -21,7 +21,8 @@ extern "C" {
  * one buffer when the output starts whole rows before the input with the
  * same strides (BlockConcat moving a carried buffer's kept rows to its front:
  * copied front to back, each row read before it is overwritten), or at the
- * same place (then nothing moves). */
+ * same place (then nothing moves). Two dense views move as one block, a
+ * word at a time. */
 void tf_x8_copy(const tf_view* input, const tf_view* output, int32_t element_bytes);
 
 /* One input of a Concat: `input` lands in `output` starting at index `offset`
