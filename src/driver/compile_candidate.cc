@@ -1,9 +1,14 @@
 #include "driver/compile_candidate.h"
 
+#include <cstdio>
+#include <functional>
 #include <utility>
 
 #include "analysis/inplace.h"
+#include "exec/kernel_call.h"
+#include "partition/motes_search.h"
 #include "plan/build_plan.h"
+#include "plan/lower_motes.h"
 #include "plan/lower_pex.h"
 #include "plan/plan_macs.h"
 
@@ -25,6 +30,31 @@ Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, co
   candidate.kernel_calls = candidate.plan.count_calls();
   for (const plan::Step& step : candidate.plan.steps) candidate.loops += step.is_loop() ? 1 : 0;
   return {};
+}
+
+// What the MOTES search compares as latency (Algorithm 1's Latency(G')).
+// Until the latency model lands, the only stand-in is kernel calls, which
+// cannot price a budget: it orders states of equal memory and nothing more.
+struct MotesLatency {
+  double ordinary = 0;
+  std::function<double(const partition::PartitionScheme&, const partition::RowGeometry&)> scheme_delta;
+};
+
+MotesLatency count_extra_calls(const ir::Graph& graph, const analysis::BufferGraph& bg) {
+  MotesLatency latency;
+  latency.ordinary = static_cast<double>(plan::build_operator_plan(graph, bg, analysis::given_order(bg)).count_calls());
+  latency.scheme_delta = [](const partition::PartitionScheme& scheme, const partition::RowGeometry& geometry) {
+    const auto operators = static_cast<int64_t>(scheme.operators.size());
+    return static_cast<double>((geometry.iterations - 1) * operators + geometry.copy_calls);
+  };
+  return latency;
+}
+
+std::string describe_budget(double latency_budget) {
+  if (latency_budget == partition::kNoLatencyBudget) return "no latency budget";
+  char text[32];
+  std::snprintf(text, sizeof text, "latency budget %.3g", latency_budget);
+  return text;
 }
 
 }  // namespace
@@ -85,6 +115,47 @@ Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplac
   candidate.name.clear();
   for (const std::string& t : candidate.techniques) candidate.name += (candidate.name.empty() ? "" : "+") + t;
   if (candidate.name.empty()) candidate.name = "pex";
+  TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
+  return candidate;
+}
+
+Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                               const analysis::Order& base_order, const CompileOptions& options) {
+  CompileCandidate candidate;
+  candidate.name = "motes";
+  candidate.rank = LatencyRank::kMotes;
+  if (options.latency_budget != partition::kNoLatencyBudget) {
+    candidate.note = "motes: a latency budget needs the latency model (cost/), not built yet; "
+                     "--latency-budget none searches for the smallest memory";
+    return candidate;
+  }
+  const MotesLatency latency = count_extra_calls(graph, bg);
+  partition::MotesSearchOptions search_options;
+  search_options.latency_budget = options.latency_budget;
+  search_options.sram_bytes = options.sram_bytes;
+  search_options.deadline = options.deadline;
+  search_options.runs_by_rows = exec::serves_output_rows;
+  search_options.ordinary_latency = latency.ordinary;
+  search_options.scheme_latency_delta = latency.scheme_delta;
+  if (options.progress) {
+    search_options.progress = [progress = options.progress](double fraction) { progress("motes", fraction); };
+  }
+  const partition::MotesSearchResult searched = partition::search_motes_schemes(graph, bg, base_order, search_options);
+
+  plan::MotesPlanOptions plan_options;
+  plan_options.order = options.techniques.order ? options.order : "given";
+  plan_options.inplace = options.techniques.inplace;
+  plan_options.deadline = options.deadline;
+  if (options.progress) {
+    plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
+  }
+  TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
+                           plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
+  candidate.plan = std::move(lowered.plan);
+  candidate.techniques = candidate.plan.techniques;
+  candidate.name.clear();
+  for (const std::string& t : candidate.techniques) candidate.name += (candidate.name.empty() ? "" : "+") + t;
+  candidate.note = describe_budget(options.latency_budget) + ": " + searched.note + "; " + lowered.note;
   TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
   return candidate;
 }

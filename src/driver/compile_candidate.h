@@ -21,8 +21,9 @@ namespace tinyfit::driver {
 // Latency overhead grows in this order (ties among equal kernel-call counts
 // are broken by it): ordinary execution, a different operator order (same
 // calls), in-place execution (same calls, line buffers for depthwise), partial
-// execution (more calls: one per loop iteration).
-enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3 };
+// execution (more calls: one per loop iteration), row loops (more calls and
+// BlockConcat copies).
+enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3, kMotes = 4 };
 
 struct CompileCandidate {
   std::string name;                     // "ordinary", "order:best", "order:best+inplace", "pex"
@@ -60,6 +61,17 @@ Result<CompileCandidate> build_operator_candidate(const ir::Graph& graph, const 
 // A PEX scheduler that is not built yet (exit 2) gives a candidate with
 // built == false and its message as the note, never an error.
 Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplace, const CompileOptions& options);
+
+// MOTES (issue 11 §5): row loops chosen by the bottleneck-guided beam search
+// (partition/motes_search.h) within options.latency_budget, starting from
+// `base_order` (an order of bg), lowered by plan/lower_motes.h with the
+// fine-grained graph ordered by options.order (and in-place merges outside
+// the loops when options.techniques.inplace), then placed. Named "motes" or
+// "motes+inplace"; its note says what the search did. A finite latency budget
+// needs the latency model (cost/): without it the candidate is not built
+// and its note says so.
+Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                               const analysis::Order& base_order, const CompileOptions& options);
 
 // True when the candidate was built and its arena fits `sram_bytes`.
 bool fits_budget(const CompileCandidate& candidate, int64_t sram_bytes);

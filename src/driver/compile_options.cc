@@ -5,14 +5,18 @@
 namespace tinyfit::driver {
 
 Result<TechniqueSet> parse_technique_list(std::string_view list) {
-  const std::string valid = " (use a comma list of order, inplace and pex, or none)";
-  if (list == "none") return TechniqueSet{false, false, false};
-  TechniqueSet set{false, false, false};
+  const std::string valid = " (use a comma list of order, inplace, pex and motes, or none)";
+  if (list == "none") return TechniqueSet{false, false, false, false};
+  TechniqueSet set{false, false, false, false};
   size_t begin = 0;
   while (begin <= list.size()) {
     const size_t comma = std::min(list.find(',', begin), list.size());
     const std::string_view item = list.substr(begin, comma - begin);
-    bool* flag = item == "order" ? &set.order : item == "inplace" ? &set.inplace : item == "pex" ? &set.pex : nullptr;
+    bool* flag = item == "order"     ? &set.order
+                 : item == "inplace" ? &set.inplace
+                 : item == "pex"     ? &set.pex
+                 : item == "motes"   ? &set.motes
+                                     : nullptr;
     if (item.empty()) return fail("--techniques '" + std::string(list) + "' has an empty item" + valid, ExitCode::kBadCommandLine);
     if (!flag) {
       return fail("--techniques: unknown technique '" + std::string(item) + "'" + valid, ExitCode::kBadCommandLine);

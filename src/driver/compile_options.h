@@ -21,9 +21,10 @@ struct TechniqueSet {
   bool order = true;    // the --order algorithm's operator order
   bool inplace = true;  // in-place merges (analysis/inplace.h)
   bool pex = true;      // partial-execution loops (plan/lower_pex.h)
+  bool motes = true;    // row loops found by MOTES's beam search (plan/lower_motes.h)
 };
 
-// What: "order,inplace,pex" (any subset, any order) or "none".
+// What: "order,inplace,pex,motes" (any subset, any order) or "none".
 // Guarantees: an empty item, an unknown name or a repeated name is a
 // command-line error (exit 2) that lists the valid names.
 Result<TechniqueSet> parse_technique_list(std::string_view list);
@@ -34,6 +35,11 @@ struct CompileOptions {
   std::string order = "best";        // schedule::find_order_algorithm name
   std::string placement = "best";    // plan::find_placement_algorithm name
   int accumulator_bits = 32;         // PEX accumulators: 32 (exact), 16 or 8
+  // --latency-budget: δ, the predicted latency over ordinary execution's that
+  // a motes plan may have (partition::kNoLatencyBudget: the smallest memory).
+  // 1.05, MOTES's own evaluation setting: a user who names no budget gets at
+  // most 5% more predicted instructions, never a silently slower plan.
+  double latency_budget = 1.05;
   bool execute = true;               // run the plan against the reference (false: --no-verify)
   uint32_t seed = 12345;             // x_0 of the deterministic input (as `tinyfit run`)
   std::string emit_dir;              // non-empty: emit C99 for the chosen plan here

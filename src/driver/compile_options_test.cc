@@ -6,18 +6,18 @@ namespace tinyfit::driver {
 namespace {
 
 TEST(ParseTechniqueList, AnySubsetInAnyOrder) {
-  Result<TechniqueSet> all = parse_technique_list("pex,order,inplace");
+  Result<TechniqueSet> all = parse_technique_list("pex,motes,order,inplace");
   ASSERT_TRUE(all) << all.error().message;
-  EXPECT_TRUE(all->order && all->inplace && all->pex);
+  EXPECT_TRUE(all->order && all->inplace && all->pex && all->motes);
   Result<TechniqueSet> one = parse_technique_list("inplace");
   ASSERT_TRUE(one) << one.error().message;
-  EXPECT_TRUE(!one->order && one->inplace && !one->pex);
+  EXPECT_TRUE(!one->order && one->inplace && !one->pex && !one->motes);
 }
 
 TEST(ParseTechniqueList, NoneLeavesOnlyTheOrdinaryPlan) {
   Result<TechniqueSet> none = parse_technique_list("none");
   ASSERT_TRUE(none) << none.error().message;
-  EXPECT_TRUE(!none->order && !none->inplace && !none->pex);
+  EXPECT_TRUE(!none->order && !none->inplace && !none->pex && !none->motes);
 }
 
 TEST(ParseTechniqueList, BadListsAreCommandLineErrorsNamingTheProblem) {

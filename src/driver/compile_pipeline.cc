@@ -148,8 +148,11 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   const std::string order_name = ordering ? options.order : "";
 
   // 2. order: the plain search. Same calls as ordinary: no latency cost.
+  //    Its order is also where the motes search starts.
+  analysis::Order plain_order = given;
   if (ordering) {
     const schedule::OrderResult ordered = search_order(false);
+    plain_order = ordered.order;
     TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c,
                              build_operator_candidate(graph, bg, ordered.order, order_name, {}, options));
     c.note = describe_order(ordered);
@@ -174,7 +177,14 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     add(std::move(c));
   }
 
-  // 5. choose: smallest arena, or under --sram the least latency overhead.
+  // 5. motes: row loops where the memory bottleneck is, within the latency
+  //    budget; after the plain orders, whose order its search starts from.
+  if (options.techniques.motes) {
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_motes_candidate(graph, bg, plain_order, options));
+    add(std::move(c));
+  }
+
+  // 6. choose: smallest arena, or under --sram the least latency overhead.
   report.chosen = choose_candidate(report.candidates, options.sram_bytes);
   report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
   const CompileCandidate& result = report.result();
@@ -188,13 +198,13 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     return report;
   }
 
-  // 6. verify-plan: structure, bounds, dataflow and placement, once, before
+  // 7. verify-plan: structure, bounds, dataflow and placement, once, before
   //    anything runs or is emitted (IREE's verify at phase borders).
   //    A plan that fails it is our bug: internal error, exit 70.
   const Status valid = plan::verify_plan(graph, result.plan);
   TINYFIT_CHECK(valid) << valid.error().message;
 
-  // 7. execute: the plan in a poisoned arena of exactly arena_bytes against
+  // 8. execute: the plan in a poisoned arena of exactly arena_bytes against
   //    the reference interpreter; only this sets verified.
   if (options.execute) {
     TINYFIT_ASSIGN_OR_RETURN(report.verification,
@@ -203,7 +213,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     report.verification.note = "not executed (--no-verify)";
   }
 
-  // 8. emit-c: model.c / model.h with one static arena of exactly arena_bytes,
+  // 9. emit-c: model.c / model.h with one static arena of exactly arena_bytes,
   //    the model's inputs and outputs in it (zero copy), and a CMakeLists.txt.
   if (!options.emit_dir.empty()) {
     codegen::EmitOptions emit_options;

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "partition/motes_search.h"
+#include "support/conv_test_nets.h"
 #include "support/onnx_text_model.h"
 
 namespace tinyfit::driver {
@@ -139,6 +141,61 @@ TEST(CompilePipeline, TechniquesNotBuiltYetAreReportedNotFaked) {
     EXPECT_NE(pex.note.find("not built yet"), std::string::npos) << pex.note;
     EXPECT_EQ(report->result().name, "ordinary");
   }
+}
+
+// An int8 stem as MobileNetV2 starts (tests/support/conv_test_nets.h: real
+// quantisation, deterministic weights): 1x32x32x3 -> 3x3/2 conv to 16 ->
+// 3x3 depthwise -> 1x1 conv to 8 -> 3x3 conv to 8. Its peak is at the first
+// layers, wide in rows: row loops cut it.
+ir::Graph make_int8_stem() {
+  using exec::conv_test::Layer;
+  exec::conv_test::Net net;
+  auto layer = [](ir::OpType op, int64_t channels, int64_t kernel, int64_t stride) {
+    Layer l;
+    l.op = op;
+    l.out_channels = channels;
+    l.kernel_h = l.kernel_w = kernel;
+    l.stride = stride;
+    const int64_t pad = kernel / 2;
+    l.pad = {pad, pad, pad, pad};
+    l.activation = exec::conv_test::relu6();
+    return l;
+  };
+  ir::TensorId t = net.add_input({1, 32, 32, 3});
+  t = net.add_layer("conv0", t, layer(ir::OpType::kConv2D, 16, 3, 2));
+  t = net.add_layer("dw1", t, layer(ir::OpType::kDepthwiseConv2D, 16, 3, 1));
+  t = net.add_layer("project1", t, layer(ir::OpType::kConv2D, 8, 1, 1));
+  net.set_output(net.add_layer("conv2", t, layer(ir::OpType::kConv2D, 8, 3, 1)));
+  return std::move(net.graph);
+}
+
+TEST(CompilePipeline, MotesRowLoopsRunBitExactWithOrdinaryMacsAndASmallerPeak) {
+  const ir::Graph graph = make_int8_stem();
+  CompileOptions options = make_options("order,inplace,motes");
+  options.execute = true;
+  options.latency_budget = partition::kNoLatencyBudget;
+  Result<CompileReport> report = compile_model(graph, options);
+  ASSERT_TRUE(report) << report.error().format();
+  const CompileCandidate* inplace = find(*report, "order:best+inplace");
+  ASSERT_TRUE(inplace != nullptr);
+  const CompileCandidate* motes = &report->candidates.back();
+  ASSERT_EQ(motes->rank, LatencyRank::kMotes);
+  ASSERT_TRUE(motes->built) << motes->note;
+  EXPECT_GE(motes->loops, 1) << motes->note;
+  EXPECT_LT(motes->peak_bytes, inplace->peak_bytes) << motes->note;
+  EXPECT_EQ(motes->macs, report->ordinary().macs);
+  EXPECT_EQ(report->result().rank, LatencyRank::kMotes);
+  EXPECT_TRUE(report->verification.verified) << report->verification.note;
+}
+
+TEST(CompilePipeline, MotesUnderALatencyBudgetNeedsTheLatencyModel) {
+  const ir::Graph graph = make_int8_stem();
+  Result<CompileReport> report = compile_model(graph, make_options("motes"));  // delta 1.05 by default
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_EQ(report->candidates.size(), 2u);
+  const CompileCandidate& motes = report->candidates[1];
+  EXPECT_FALSE(motes.built);
+  EXPECT_NE(motes.note.find("not built yet"), std::string::npos) << motes.note;
 }
 
 TEST(CompilePipeline, NotExecutedIsNeverVerified) {

@@ -104,6 +104,31 @@ tf_view make_tf_view(const plan::ViewInstance& view, uint8_t* buffer_base, ir::D
   return result;
 }
 
+bool serves_output_rows(const ir::Node& node) {
+  switch (node.op) {
+    case ir::OpType::kConv2D:
+    case ir::OpType::kDepthwiseConv2D:
+    case ir::OpType::kMaxPool:
+    case ir::OpType::kAveragePool:
+    case ir::OpType::kAdd:
+    case ir::OpType::kSub:
+    case ir::OpType::kMul:
+    case ir::OpType::kDiv:
+    case ir::OpType::kSqrt:
+    case ir::OpType::kRsqrt:
+    case ir::OpType::kErf:
+    case ir::OpType::kGelu:
+    case ir::OpType::kClip:
+    case ir::OpType::kSigmoid:
+    case ir::OpType::kHardSwish:
+    case ir::OpType::kQuantize:
+    case ir::OpType::kDequantize:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool computes_rows_or_cols(const plan::KernelCall& call) {
   if (call.outputs.empty() || call.outputs[0].rank() != 4) return false;
   return call.outputs[0].find_sweep(1) != nullptr || call.outputs[0].find_sweep(2) != nullptr;

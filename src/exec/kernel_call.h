@@ -131,6 +131,13 @@ tf_view make_tf_view(const plan::ViewInstance& view, uint8_t* buffer_base, ir::D
 // then take every range from their views' origins (the *_rows kernels).
 bool computes_rows_or_cols(const plan::KernelCall& call);
 
+// Whether prepare_kernel serves calls of `node` that each compute a range of
+// its output rows from the rows of its inputs (a row loop,
+// plan/lower_row_loop.h): the window kernels' *_rows forms (Conv2D,
+// DepthwiseConv2D, MaxPool, AveragePool) and the element-wise kernels, which
+// take any view. The partition searches ask it before proposing a loop.
+bool serves_output_rows(const ir::Node& node);
+
 // The standard error of a binding that has no kernel for what it was asked.
 tl::unexpected<Diag> fail_no_kernel(const KernelCallContext& context, std::string_view what);
 

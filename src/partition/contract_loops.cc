@@ -150,7 +150,53 @@ ContractedGraph contract_loops(const analysis::BufferGraph& bg, const std::vecto
   for (analysis::Buffer& buffer : cg.graph.buffers) std::sort(buffer.consumers.begin(), buffer.consumers.end());
   cg.operator_of.resize(n);
   for (size_t op = 0; op < n; ++op) cg.operator_of[op] = position_of_unit[static_cast<size_t>(unit_of_op[op])];
+  // An operator outside the loops reads no buffer made inside one, so its
+  // options name surviving buffers.
+  if (!bg.inplace_options.empty()) {
+    cg.graph.inplace_options.resize(cg.graph.operators.size());
+    for (size_t op = 0; op < n; ++op) {
+      if (loop_of_op[op] >= 0) continue;
+      for (analysis::InplaceOption option : analysis::list_inplace_options_of(bg, static_cast<int>(op))) {
+        option.input_buffer = cg.buffer_of[static_cast<size_t>(option.input_buffer)];
+        cg.graph.inplace_options[static_cast<size_t>(cg.operator_of[op])].push_back(option);
+      }
+    }
+  }
   return cg;
+}
+
+analysis::Order expand_order(const ContractedGraph& cg, const std::vector<LoopSummary>& loops,
+                             const analysis::Order& order) {
+  std::vector<int> original_of(cg.graph.operators.size(), -1);
+  for (size_t op = 0; op < cg.operator_of.size(); ++op) {
+    const auto contracted = static_cast<size_t>(cg.operator_of[op]);
+    if (cg.loop_of[contracted] < 0) original_of[contracted] = static_cast<int>(op);
+  }
+  analysis::Order expanded;
+  for (int op : order) {
+    const int loop = cg.loop_of[static_cast<size_t>(op)];
+    if (loop < 0) {
+      expanded.push_back(original_of[static_cast<size_t>(op)]);
+      continue;
+    }
+    const std::vector<int>& ops = loops[static_cast<size_t>(loop)].operators;
+    expanded.insert(expanded.end(), ops.begin(), ops.end());
+  }
+  return expanded;
+}
+
+analysis::InplaceChoices expand_inplace_choices(const ContractedGraph& cg, const analysis::InplaceChoices& choices) {
+  if (choices.empty()) return {};
+  std::vector<int> original_buffer(cg.graph.buffers.size(), -1);
+  for (size_t b = 0; b < cg.buffer_of.size(); ++b) {
+    if (cg.buffer_of[b] >= 0) original_buffer[static_cast<size_t>(cg.buffer_of[b])] = static_cast<int>(b);
+  }
+  analysis::InplaceChoices expanded(cg.operator_of.size(), -1);
+  for (size_t op = 0; op < cg.operator_of.size(); ++op) {
+    const int chosen = choices[static_cast<size_t>(cg.operator_of[op])];
+    if (chosen >= 0) expanded[op] = original_buffer[static_cast<size_t>(chosen)];  // never a loop's: it has no options
+  }
+  return expanded;
 }
 
 analysis::Order contract_order(const analysis::BufferGraph& bg, const ContractedGraph& cg,

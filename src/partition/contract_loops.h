@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/buffer_graph.h"
+#include "analysis/inplace.h"
 #include "analysis/memory_profile.h"
 
 namespace tinyfit::partition {
@@ -24,7 +25,9 @@ struct LoopSummary {
 };
 
 struct ContractedGraph {
-  analysis::BufferGraph graph;   // a loop operator has node -1
+  // A loop operator has node -1 and no in-place options; every other
+  // operator keeps its own (the order searches may merge it in place).
+  analysis::BufferGraph graph;
   std::vector<int> loop_of;      // per contracted operator: loop index, or -1
   std::vector<int> operator_of;  // per original operator: its contracted operator
   std::vector<int> buffer_of;    // per original buffer: contracted buffer, -1 inside a loop
@@ -36,6 +39,16 @@ struct ContractedGraph {
 // Requires: loops disjoint, each convex in bg.
 // Guarantees: given_order(result.graph) is topological. O(operators + buffers).
 ContractedGraph contract_loops(const analysis::BufferGraph& bg, const std::vector<LoopSummary>& loops);
+
+// What: an order of the contracted graph as an order of bg: each loop's
+// operators, ascending (as bg's given order runs them), where the loop runs;
+// `choices` (in-place choices of cg.graph, or empty) as choices of bg.
+// Requires: cg from contract_loops(bg, loops); `order` topological for cg.graph.
+// Guarantees: a topological order of bg in which each loop's operators are
+// consecutive; the choices name the same buffers. O(operators + buffers).
+analysis::Order expand_order(const ContractedGraph& cg, const std::vector<LoopSummary>& loops,
+                             const analysis::Order& order);
+analysis::InplaceChoices expand_inplace_choices(const ContractedGraph& cg, const analysis::InplaceChoices& choices);
 
 // What: `order` (an order of bg) as an order of the contracted graph: each
 // loop runs where its last operator ran, and the operators between its first

@@ -62,5 +62,38 @@ TEST(ContractLoops, OperatorsThatReadALoopMoveAfterIt) {
   EXPECT_TRUE(analysis::is_topological_order(cg.graph, order));
 }
 
+TEST(ContractLoops, AnOrderOfTheContractedGraphExpandsWithEachLoopConsecutive) {
+  // Loop {b, c} (operators 1 and 3, d = 2 between them in bg's order): the
+  // contracted order a, loop, d expands to a, b, c, d.
+  const TestGraph g = make_chain_with_side_reader();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const std::vector<LoopSummary> loops = {{{1, 3}, 0, "loop"}};
+  const ContractedGraph cg = contract_loops(bg, loops);
+  const analysis::Order expanded = expand_order(cg, loops, {cg.operator_of[0], cg.operator_of[1], cg.operator_of[2]});
+  EXPECT_EQ(expanded, (analysis::Order{0, 1, 3, 2}));
+  EXPECT_TRUE(analysis::is_topological_order(bg, expanded));
+}
+
+TEST(ContractLoops, OperatorsOutsideLoopsKeepTheirInPlaceOptions) {
+  // x -> conv a -> Sigmoid s -> conv c: s may overwrite a. With c a loop of
+  // its own, s keeps that option (on a's contracted buffer); the loop has none.
+  TestGraph g;
+  const ir::TensorId a = g.node(OpType::kConv2D, {g.input({1, 4, 4, 4}), g.constant({4, 1, 1, 4})}, make_conv_attrs(1));
+  const ir::TensorId s = g.node(OpType::kSigmoid, {a});
+  g.output(g.node(OpType::kConv2D, {s, g.constant({4, 1, 1, 4})}, make_conv_attrs(1)));
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  ASSERT_EQ(analysis::list_inplace_options_of(bg, 1).size(), 1u);
+  const ContractedGraph cg = contract_loops(bg, {{{2}, 0, "loop"}});
+  const auto options = analysis::list_inplace_options_of(cg.graph, cg.operator_of[1]);
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(options[0].input_buffer, cg.buffer_of[static_cast<size_t>(bg.buffer_of_tensor[static_cast<size_t>(a)])]);
+  EXPECT_TRUE(analysis::list_inplace_options_of(cg.graph, cg.operator_of[2]).empty());
+  // The choice maps back to bg's buffer of a.
+  analysis::InplaceChoices choices(cg.graph.operators.size(), -1);
+  choices[static_cast<size_t>(cg.operator_of[1])] = options[0].input_buffer;
+  const analysis::InplaceChoices expanded = expand_inplace_choices(cg, choices);
+  EXPECT_EQ(expanded, (analysis::InplaceChoices{-1, bg.buffer_of_tensor[static_cast<size_t>(a)], -1}));
+}
+
 }  // namespace
 }  // namespace tinyfit::partition

@@ -207,7 +207,7 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   result.base_peak_bytes = empty.peak;
   std::optional<State> fastest_fitting;
   auto note_fit = [&](const State& s) {
-    if (!options.sram_bytes || s.peak > *options.sram_bytes) return;
+    if (!options.sram_bytes || s.peak > *options.sram_bytes || s.latency > latency_limit) return;
     if (!fastest_fitting || std::tie(s.latency, s.peak) < std::tie(fastest_fitting->latency, fastest_fitting->peak)) {
       fastest_fitting = s;
     }

@@ -18,7 +18,8 @@
 //     within the budget L <= delta * L(ordinary) by (M, L), otherwise by (L, M));
 //   - until no unvisited cell holds a bottleneck.
 // The result is the smallest state by LessThen; with a memory budget, the
-// fastest state seen whose peak fits it, when one does.
+// fastest state seen whose peak fits it within the latency budget, when one
+// does (the latency budget holds with or without a memory budget).
 //
 // The search only scores states; plan/lower_motes.h lowers the result, and
 // its final schedule searches orders properly (MOTES uses reverse post-order
@@ -49,7 +50,7 @@ struct MotesSearchOptions {
   int beam_width = 8;            // β (MOTES uses 4 to 8)
   int ends_per_side = 4;         // stretch ends tried on either side of a bottleneck operator
   int max_tiles = 8;             // GenSchemes: tiles per stretch
-  std::optional<int64_t> sram_bytes;  // with it, the fastest state that fits wins
+  std::optional<int64_t> sram_bytes;  // with it, the fastest state within delta that fits wins
   Deadline deadline;
   std::function<void(double fraction)> progress;
   // Whether the runtime can run a node on a window of rows (exec/ knows).

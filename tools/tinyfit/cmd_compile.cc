@@ -3,7 +3,9 @@
 // pipeline (src/driver/compile_pipeline.cc), print or write what it returns.
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,6 +17,7 @@
 #include "compile_output.h"
 #include "driver/compile_pipeline.h"
 #include "model_option.h"
+#include "partition/motes_search.h"
 #include "plan/placement.h"
 #include "plan/print_plan.h"
 #include "size_option.h"
@@ -25,7 +28,8 @@ namespace {
 struct CompileCliOptions {
   ModelOption model;
   int64_t sram_bytes = -1;  // -1: no --sram
-  std::string techniques = "order,inplace,pex";
+  std::string techniques = "order,inplace,pex,motes";
+  std::string latency_budget = "1.05";  // driver::CompileOptions::latency_budget says why
   std::string order = "best";
   std::string placement = "best";
   int accumulator_bits = 32;
@@ -63,6 +67,18 @@ Status write_text_file(const std::string& path, const std::string& text) {
   return {};
 }
 
+// --latency-budget D (a ratio >= 1: predicted latency over ordinary's) or none.
+Result<double> parse_latency_budget(const std::string& text) {
+  if (text == "none") return partition::kNoLatencyBudget;
+  double budget = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), budget);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(budget) || budget < 1.0) {
+    return fail("--latency-budget '" + text + "': use a ratio >= 1 (1.05: at most 5% slower than ordinary) or none",
+                ExitCode::kBadCommandLine);
+  }
+  return budget;
+}
+
 Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli) {
   driver::CompileOptions options;
   TINYFIT_ASSIGN_OR_RETURN(options.techniques, driver::parse_technique_list(cli.techniques));
@@ -74,6 +90,7 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
     return fail("--placement: unknown placement '" + cli.placement + "' (use " + known + ")",
                 ExitCode::kBadCommandLine);
   }
+  TINYFIT_ASSIGN_OR_RETURN(options.latency_budget, parse_latency_budget(cli.latency_budget));
   if (cli.sram_bytes >= 0) options.sram_bytes = cli.sram_bytes;
   options.order = cli.order;
   options.placement = cli.placement;
@@ -121,7 +138,11 @@ CommandAction setup_compile_command(CLI::App& app) {
   add_model_option(app, cli->model);
   add_size_option(app, "--sram", cli->sram_bytes, "SRAM budget for the arena");
   app.add_option("--techniques", cli->techniques,
-                 "comma list of order, inplace, pex (or none); the ordinary plan is always built")
+                 "comma list of order, inplace, pex, motes (or none); the ordinary plan is always built")
+      ->capture_default_str();
+  app.add_option("--latency-budget", cli->latency_budget,
+                 "motes: predicted latency over ordinary execution's a plan may have (MOTES's delta), "
+                 "or none for the smallest memory")
       ->capture_default_str();
   app.add_option("--order", cli->order, "operator order: given, rpo, exact, hierarchical or best")
       ->check(CLI::IsMember({"given", "rpo", "exact", "hierarchical", "best"}))

@@ -1,0 +1,59 @@
+#include "plan/lower_motes.h"
+
+#include <utility>
+
+#include "partition/contract_loops.h"
+#include "partition/row_geometry.h"
+#include "plan/lower_row_loop.h"
+#include "schedule/order_best.h"
+#include "schedule/order_peak.h"
+
+namespace tinyfit::plan {
+
+Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                   const analysis::Order& base_order,
+                                   const std::vector<partition::PartitionScheme>& schemes,
+                                   const MotesPlanOptions& options) {
+  std::vector<partition::LoopSummary> loops;
+  std::vector<RowLoopSpec> specs;
+  for (const partition::PartitionScheme& scheme : schemes) {
+    TINYFIT_CHECK(scheme.axis == partition::PartitionAxis::kRows) << "only row schemes are lowered";
+    TINYFIT_ASSIGN_OR_RETURN(const partition::RowGeometry geometry,
+                             partition::compute_row_geometry(graph, bg, scheme));
+    loops.push_back({scheme.operators, geometry.internal_bytes(), partition::describe_scheme(bg, scheme)});
+    specs.push_back({scheme.operators, scheme.tile});
+  }
+  const partition::ContractedGraph cg = partition::contract_loops(bg, loops);
+
+  // The fine-grained graph's schedule: the searched order unless the base
+  // order, contracted, is no worse (the search saw estimates of the same
+  // internal bytes, so the two compare like for like).
+  schedule::ScoredOrder scored = schedule::score_order(cg.graph, contract_order(bg, cg, base_order), options.inplace);
+  const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(options.order);
+  TINYFIT_CHECK(algorithm != nullptr) << "unknown order '" << options.order << "'";
+  schedule::OrderOptions order_options;
+  order_options.inplace = options.inplace;
+  order_options.deadline = options.deadline;
+  order_options.progress = options.progress;
+  schedule::OrderResult searched = algorithm->run(cg.graph, order_options);
+  MotesPlan result;
+  result.note = "fine-grained graph ordered by the base order";
+  if (searched.peak_bytes < scored.peak_bytes) {
+    scored = {std::move(searched.order), std::move(searched.inplace_choices), searched.peak_bytes};
+    result.note = "fine-grained graph ordered by '" + options.order + "'" +
+                  (searched.note.empty() ? "" : ": " + searched.note);
+  }
+
+  result.order = partition::expand_order(cg, loops, scored.order);
+  const analysis::InplaceChoices choices = partition::expand_inplace_choices(cg, scored.inplace_choices);
+  bool merged = false;
+  for (int choice : choices) merged = merged || choice >= 0;
+  const analysis::BufferGraph lowered =
+      merged ? analysis::apply_inplace_choices(bg, result.order, choices).graph : bg;
+  TINYFIT_ASSIGN_OR_RETURN(result.plan, build_row_loop_plan(graph, lowered, result.order, specs));
+  result.plan.techniques = {"motes"};
+  if (merged) result.plan.techniques.push_back("inplace");
+  return result;
+}
+
+}  // namespace tinyfit::plan

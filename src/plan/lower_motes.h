@@ -1,0 +1,57 @@
+// Apply (MOTES Algorithm 1, lines 14 and 17): a set of partition schemes
+// lowered to a Plan, with the schedule of the fine-grained graph they make.
+//
+// Each row scheme becomes one row loop (plan/lower_row_loop.h: carried
+// buffers and BlockConcat copies instead of recomputation, inputs read
+// through windowed views, outputs written by rows into their whole buffers).
+// The fine-grained graph (each loop one operator, contract_loops.h) is
+// ordered by the order search the caller names, with in-place merges of the
+// operators outside the loops when asked; MOTES uses reverse post-order here,
+// tinyfit searches as it does for plain operator orders.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/buffer_graph.h"
+#include "analysis/memory_profile.h"
+#include "ir/graph.h"
+#include "partition/partition_scheme.h"
+#include "plan/plan.h"
+#include "support/deadline.h"
+#include "support/diag.h"
+
+namespace tinyfit::plan {
+
+struct MotesPlanOptions {
+  std::string order = "best";  // schedule::find_order_algorithm name for the fine-grained graph
+  bool inplace = false;        // merge operators outside the loops in place (analysis/inplace.h)
+  Deadline deadline;
+  std::function<void(double)> progress;  // of the order search
+};
+
+struct MotesPlan {
+  Plan plan;              // not yet placed
+  analysis::Order order;  // of bg: each loop's operators consecutive
+  std::string note;       // the order search's note
+};
+
+// What: the plan running `schemes` as row loops, ordered by the better of
+// `base_order` contracted (contract_order) and the order search of the
+// fine-grained graph (both scored with the loops' internal bytes from
+// row_geometry.h). techniques gets "motes" (and "inplace" when merges were
+// made).
+// Requires: bg == build_buffer_graph(graph), with its inplace_options;
+// base_order topological for bg; schemes from search_motes_schemes (row
+// schemes over disjoint, convex operator sets); options.order a known name.
+// Guarantees: verify_plan holds (before placement); count_plan_macs equals
+// count_graph_macs (no recomputation). Errors: what build_row_loop_plan
+// reports (exit 2 for a loop it cannot build).
+Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                   const analysis::Order& base_order,
+                                   const std::vector<partition::PartitionScheme>& schemes,
+                                   const MotesPlanOptions& options);
+
+}  // namespace tinyfit::plan

@@ -1,0 +1,97 @@
+// Apply: row schemes lowered to a plan, on a hand-built chain whose memory is
+// worked out by hand.
+#include "plan/lower_motes.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/op_decl.h"
+#include "partition/acg.h"
+#include "plan/build_plan.h"
+#include "plan/plan_macs.h"
+#include "plan/plan_memory.h"
+#include "plan/verify_plan.h"
+#include "support/test_graph.h"
+
+namespace tinyfit::plan {
+namespace {
+
+using ir::OpType;
+using testing::make_conv_attrs;
+using testing::TestGraph;
+
+// x 1x16x16x4 -> 3x3 convolutions (padding 1) to 16, 16 and 4 channels
+// (f32), then a Sigmoid of the last: operators 0..3. x and the last two
+// tensors are 4 KiB, the middle ones 16 KiB each.
+TestGraph make_chain() {
+  TestGraph g;
+  ir::TensorId t = g.input({1, 16, 16, 4});
+  for (int64_t channels : {16, 16, 4}) {
+    const int64_t in_channels = g.graph.tensor(t).shape[3];
+    t = g.node(OpType::kConv2D, {t, g.constant({channels, 3, 3, in_channels})}, make_conv_attrs(3, 1, 1));
+  }
+  g.output(g.node(OpType::kSigmoid, {t}));
+  return g;
+}
+
+partition::PartitionScheme make_rows_scheme(const TestGraph& g, const analysis::BufferGraph& bg,
+                                            std::vector<int> operators, int64_t tile) {
+  const partition::AxisConnectingGraph acg = partition::build_acg(g.graph);
+  Result<partition::PartitionScheme> scheme =
+      partition::make_partition_scheme(g.graph, bg, acg, std::move(operators), partition::PartitionAxis::kRows, tile);
+  EXPECT_TRUE(scheme) << scheme.error().message;
+  return scheme ? *scheme : partition::PartitionScheme{};
+}
+
+TEST(BuildMotesPlan, ARowSchemeRunsAsOneLoopWithoutRecomputation) {
+  const TestGraph g = make_chain();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const std::vector<partition::PartitionScheme> schemes = {make_rows_scheme(g, bg, {0, 1, 2}, 2)};
+  MotesPlanOptions options;
+  options.order = "given";
+  Result<MotesPlan> lowered = build_motes_plan(g.graph, bg, analysis::given_order(bg), schemes, options);
+  ASSERT_TRUE(lowered) << lowered.error().format();
+  const Status valid = verify_plan(g.graph, lowered->plan);
+  EXPECT_TRUE(valid) << valid.error().message;
+  EXPECT_EQ(count_plan_macs(g.graph, lowered->plan), ir::count_graph_macs(g.graph));
+  EXPECT_EQ(lowered->plan.techniques, (std::vector<std::string>{"motes"}));
+  EXPECT_EQ(lowered->order, (analysis::Order{0, 1, 2, 3}));
+  int loops = 0;
+  for (const Step& step : lowered->plan.steps) loops += step.is_loop() ? 1 : 0;
+  EXPECT_EQ(loops, 1);
+  // Whole operators: the two 16 KiB tensors while the second convolution
+  // runs. With the loop, x and the loop's output (4 KiB each) are whole; the
+  // two 16 KiB tensors are held at most 4 rows (1 KiB each) at a time: two
+  // rows of a tile and the two the next 3x3 window reads again.
+  const int64_t whole_peak = compute_plan_memory(build_operator_plan(g.graph, bg, analysis::given_order(bg))).peak_bytes;
+  EXPECT_EQ(whole_peak, 2 * 16384);
+  EXPECT_LE(compute_plan_memory(lowered->plan).peak_bytes, 4096 + 4096 + 2 * 4 * 1024);
+}
+
+TEST(BuildMotesPlan, OperatorsOutsideTheLoopsMayRunInPlace) {
+  // The Sigmoid may overwrite the loop's output (its only reader), which
+  // dies there: the output buffer is then shared.
+  const TestGraph g = make_chain();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const std::vector<partition::PartitionScheme> schemes = {make_rows_scheme(g, bg, {0, 1, 2}, 2)};
+  MotesPlanOptions options;
+  options.inplace = true;
+  Result<MotesPlan> lowered = build_motes_plan(g.graph, bg, analysis::given_order(bg), schemes, options);
+  ASSERT_TRUE(lowered) << lowered.error().format();
+  const Status valid = verify_plan(g.graph, lowered->plan);
+  EXPECT_TRUE(valid) << valid.error().message;
+  EXPECT_EQ(lowered->plan.techniques, (std::vector<std::string>{"motes", "inplace"}));
+  const KernelCall& sigmoid = lowered->plan.steps.back().call();
+  EXPECT_EQ(sigmoid.inputs[0].buffer, sigmoid.outputs[0].buffer);
+}
+
+TEST(BuildMotesPlan, NoSchemeIsTheSearchedOrdersPlan) {
+  const TestGraph g = make_chain();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  Result<MotesPlan> lowered = build_motes_plan(g.graph, bg, analysis::given_order(bg), {}, MotesPlanOptions{});
+  ASSERT_TRUE(lowered) << lowered.error().format();
+  EXPECT_EQ(lowered->plan.count_calls(), 4);
+  EXPECT_EQ(compute_plan_memory(lowered->plan).peak_bytes, 2 * 16384);  // the two 16 KiB tensors
+}
+
+}  // namespace
+}  // namespace tinyfit::plan
