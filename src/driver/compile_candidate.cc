@@ -9,6 +9,7 @@
 #include "partition/motes_search.h"
 #include "plan/build_plan.h"
 #include "plan/lower_motes.h"
+#include "plan/lower_overlap.h"
 #include "plan/lower_pex.h"
 #include "plan/plan_macs.h"
 
@@ -158,6 +159,23 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   candidate.note = describe_budget(options.latency_budget) + ": " + searched.note + "; " + lowered.note;
   TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
   return candidate;
+}
+
+Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
+                                                                const CompileOptions& options) {
+  plan::Plan unplaced = base.plan;
+  for (plan::PlanBuffer& buffer : unplaced.buffers) buffer.offset = -1;
+  unplaced.arena_bytes = 0;
+  plan::OverlapResult overlap = plan::apply_overlap(graph, std::move(unplaced));
+  if (overlap.fused + overlap.overlaps == 0) return std::optional<CompileCandidate>{};
+  CompileCandidate candidate;
+  candidate.name = base.name + "+overlap";
+  candidate.rank = LatencyRank::kOverlap;
+  candidate.plan = std::move(overlap.plan);
+  candidate.techniques = candidate.plan.techniques;
+  candidate.note = base.note.empty() ? overlap.note : base.note + "; " + overlap.note;
+  TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
+  return std::optional<CompileCandidate>{std::move(candidate)};
 }
 
 bool fits_budget(const CompileCandidate& candidate, int64_t sram_bytes) {

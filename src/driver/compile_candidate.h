@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,11 @@ namespace tinyfit::driver {
 // are broken by it): ordinary execution, a different operator order (same
 // calls), in-place execution (same calls, line buffers for depthwise), partial
 // execution (more calls: one per loop iteration), row loops (more calls and
-// BlockConcat copies).
-enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3, kMotes = 4 };
+// BlockConcat copies), segment-level overlap (fewer calls, but the
+// overlap-tolerant kernels are portable C while the others have DSP fast
+// paths: 1.30-1.96x ordinary's instructions on the Cortex-M4,
+// docs/benchmarks/overlap.md).
+enum class LatencyRank : int { kOrdinary = 0, kOrder = 1, kInplace = 2, kPex = 3, kMotes = 4, kOverlap = 5 };
 
 struct CompileCandidate {
   std::string name;                     // "ordinary", "order:best", "order:best+inplace", "pex"
@@ -72,6 +76,12 @@ Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplac
 // and its note says so.
 Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
                                                const analysis::Order& base_order, const CompileOptions& options);
+
+// Segment-level overlap (plan/lower_overlap.h) on a built candidate's plan,
+// placed again; named "<base>+overlap". nullopt when nothing could be fused
+// or overlapped (the plan would be the base's).
+Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
+                                                                const CompileOptions& options);
 
 // True when the candidate was built and its arena fits `sram_bytes`.
 bool fits_budget(const CompileCandidate& candidate, int64_t sram_bytes);

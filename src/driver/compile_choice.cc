@@ -8,7 +8,9 @@ namespace tinyfit::driver {
 namespace {
 
 auto latency_key(const CompileCandidate& c) {
-  return std::make_tuple(c.kernel_calls, static_cast<int>(c.rank), c.arena_bytes);
+  // A fused overlap call does the work of several calls, in slower kernels:
+  // its fewer calls say nothing about its latency.
+  return std::make_tuple(c.rank == LatencyRank::kOverlap, c.kernel_calls, static_cast<int>(c.rank), c.arena_bytes);
 }
 
 auto memory_key(const CompileCandidate& c) {

@@ -12,9 +12,11 @@ namespace tinyfit::driver {
 // What: the index of the chosen candidate among the built ones.
 //  - No budget: the smallest arena; ties go to the least latency overhead.
 //  - A budget: among the candidates whose arena fits it, the least latency
-//    overhead: fewest kernel calls per inference, then LatencyRank (ordinary
-//    before orders before in-place before pex), then the smaller arena. PEX
-//    itself took the largest tile that fits, so its calls are already minimal.
+//    overhead: plans without segment-level overlap first (its kernels are
+//    the slowest, compile_candidate.h), then fewest kernel calls per
+//    inference, then LatencyRank (ordinary before orders before in-place
+//    before pex), then the smaller arena. PEX itself took the largest tile
+//    that fits, so its calls are already minimal.
 //  Remaining ties go to the earlier candidate.
 // Guarantees: nullopt only when no built candidate fits the budget (or none
 // was built). Pure: reads only the figures, never the plans.

@@ -82,5 +82,15 @@ TEST(ChooseCandidate, FewerCallsBeatAnEarlierTechnique) {
   EXPECT_EQ(choose_candidate(c, std::nullopt), 1u);
 }
 
+// An overlap plan fuses inverted bottlenecks into fewer calls of kernels
+// without DSP fast paths: under a budget it is chosen only when no other plan fits.
+TEST(ChooseCandidate, WithBudgetAnOverlapPlanIsChosenOnlyWhenNothingElseFits) {
+  std::vector<CompileCandidate> candidates = make_typical_candidates();
+  candidates.push_back(make_candidate("order:best+overlap", LatencyRank::kOverlap, 500, 4));
+  EXPECT_EQ(choose_candidate(candidates, 1000), 3u);  // pex+inplace fits: 30 calls, no overlap
+  EXPECT_EQ(choose_candidate(candidates, 999), 4u);   // only the overlap plan fits
+  EXPECT_EQ(choose_candidate(candidates, std::nullopt), 4u);  // no budget: the smallest arena
+}
+
 }  // namespace
 }  // namespace tinyfit::driver

@@ -22,9 +22,10 @@ struct TechniqueSet {
   bool inplace = true;  // in-place merges (analysis/inplace.h)
   bool pex = true;      // partial-execution loops (plan/lower_pex.h)
   bool motes = true;    // row loops found by MOTES's beam search (plan/lower_motes.h)
+  bool overlap = true;  // segment-level overlap and fused inverted bottlenecks (plan/lower_overlap.h)
 };
 
-// What: "order,inplace,pex,motes" (any subset, any order) or "none".
+// What: "order,inplace,pex,motes,overlap" (any subset, any order) or "none".
 // Guarantees: an empty item, an unknown name or a repeated name is a
 // command-line error (exit 2) that lists the valid names.
 Result<TechniqueSet> parse_technique_list(std::string_view list);

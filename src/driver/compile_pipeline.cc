@@ -184,7 +184,21 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     add(std::move(c));
   }
 
-  // 6. choose: smallest arena, or under --sram the least latency overhead.
+  // 6. overlap: segment-level overlap (vMCU) on the plans above that can use
+  //    it (the chosen order, in place or not, and PEX): fused inverted
+  //    bottlenecks and outputs over the inputs they consume, placed again.
+  if (options.techniques.overlap) {
+    const size_t built = report.candidates.size();
+    for (size_t i = built > 1 ? 1 : 0; i < built; ++i) {  // the order's plan replaces ordinary's
+      // Not yet on MOTES's row loops: overlap inside loops is not built.
+      if (!report.candidates[i].built || report.candidates[i].rank == LatencyRank::kMotes) continue;
+      TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> c,
+                               build_overlap_candidate(graph, report.candidates[i], options));
+      if (c) add(std::move(*c));
+    }
+  }
+
+  // 7. choose: smallest arena, or under --sram the least latency overhead.
   report.chosen = choose_candidate(report.candidates, options.sram_bytes);
   report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
   const CompileCandidate& result = report.result();
@@ -198,13 +212,13 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     return report;
   }
 
-  // 7. verify-plan: structure, bounds, dataflow and placement, once, before
+  // 8. verify-plan: structure, bounds, dataflow and placement, once, before
   //    anything runs or is emitted (IREE's verify at phase borders).
   //    A plan that fails it is our bug: internal error, exit 70.
   const Status valid = plan::verify_plan(graph, result.plan);
   TINYFIT_CHECK(valid) << valid.error().message;
 
-  // 8. execute: the plan in a poisoned arena of exactly arena_bytes against
+  // 9. execute: the plan in a poisoned arena of exactly arena_bytes against
   //    the reference interpreter; only this sets verified.
   if (options.execute) {
     TINYFIT_ASSIGN_OR_RETURN(report.verification,
@@ -213,7 +227,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     report.verification.note = "not executed (--no-verify)";
   }
 
-  // 9. emit-c: model.c / model.h with one static arena of exactly arena_bytes,
+  // 10. emit-c: model.c / model.h with one static arena of exactly arena_bytes,
   //    the model's inputs and outputs in it (zero copy), and a CMakeLists.txt.
   if (!options.emit_dir.empty()) {
     codegen::EmitOptions emit_options;

@@ -7,6 +7,7 @@
 #include "exec/reference_interpreter.h"
 #include "import/import_model.h"
 #include "plan/build_plan.h"
+#include "plan/lower_overlap.h"
 #include "plan/lower_pex.h"
 #include "plan/plan_memory.h"
 #include "plan/verify_plan.h"
@@ -38,28 +39,48 @@ std::string_view technique_name(Technique technique) {
     case Technique::kOrdinary: return "ordinary";
     case Technique::kPex: return "pex";
     case Technique::kInplace: return "inplace";
+    case Technique::kOverlap: return "overlap";
   }
   return "?";
 }
 
+namespace {
+
+// The plan of `order_name`'s order, with the in-place merges chosen together
+// with it when `inplace`.
+plan::Plan build_ordered_plan(const ir::Graph& graph, const std::string& order_name, bool inplace) {
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(order_name);
+  TINYFIT_CHECK(algorithm != nullptr) << "no order algorithm " << order_name;
+  schedule::OrderOptions order_options;
+  order_options.inplace = inplace;
+  const schedule::OrderResult ordered = algorithm->run(bg, order_options);
+  return plan::build_operator_plan(
+      graph, inplace ? analysis::apply_inplace_choices(bg, ordered.order, ordered.inplace_choices).graph : bg,
+      ordered.order);
+}
+
+}  // namespace
+
 Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique) {
   plan::Plan plan;
-  if (technique == Technique::kPex) {
-    TINYFIT_ASSIGN_OR_RETURN(plan::PexResult pex, plan::build_pex_plan(graph, plan::PexOptions{}));
-    plan = std::move(pex.plan);
-  } else {
-    const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
-    const bool inplace = technique == Technique::kInplace;
-    const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(inplace ? "best" : "given");
-    TINYFIT_CHECK(algorithm != nullptr) << "no order algorithm for " << technique_name(technique);
-    schedule::OrderOptions order_options;
-    order_options.inplace = inplace;  // the order and its merges, chosen together
-    const schedule::OrderResult ordered = algorithm->run(bg, order_options);
-    plan = plan::build_operator_plan(
-        graph, inplace ? analysis::apply_inplace_choices(bg, ordered.order, ordered.inplace_choices).graph : bg,
-        ordered.order);
+  switch (technique) {
+    case Technique::kPex: {
+      TINYFIT_ASSIGN_OR_RETURN(plan::PexResult pex, plan::build_pex_plan(graph, plan::PexOptions{}));
+      plan = std::move(pex.plan);
+      break;
+    }
+    case Technique::kOverlap:
+      for (bool inplace : {false, true}) {
+        plan::Plan candidate = plan::apply_overlap(graph, build_ordered_plan(graph, "best", inplace)).plan;
+        TINYFIT_RETURN_IF_ERROR(plan::place_plan(candidate, "best", {}));
+        if (plan.buffers.empty() || candidate.arena_bytes < plan.arena_bytes) plan = std::move(candidate);
+      }
+      break;
+    case Technique::kOrdinary: plan = build_ordered_plan(graph, "given", false); break;
+    case Technique::kInplace: plan = build_ordered_plan(graph, "best", true); break;
   }
-  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  if (technique != Technique::kOverlap) TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
   TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
   return plan;
 }

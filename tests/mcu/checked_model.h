@@ -32,10 +32,13 @@ enum class Technique {
   kOrdinary,  // DESIGN.md's baseline: the model's order, whole operators, no in-place
   kPex,       // partial execution (plan/lower_pex.h), smallest peak
   kInplace,   // the best operator order with in-place merges (analysis/inplace.h)
+  kOverlap,   // the best operator order, with or without in-place merges (the smaller arena), then
+              // segment-level overlap and fused inverted bottlenecks (plan/lower_overlap.h)
 };
-std::string_view technique_name(Technique technique);  // "ordinary", "pex", "inplace"
+std::string_view technique_name(Technique technique);  // "ordinary", "pex", "inplace", "overlap"
 
-// The technique's plan placed by greedy-by-size and checked by verify_plan.
+// The technique's plan placed by greedy-by-size (overlap: "best", whose ILP
+// and local search handle its rigid groups) and checked by verify_plan.
 // A technique not built yet fails with ExitCode::kBadCommandLine (its own
 // "not built yet" message), so callers can skip and name it.
 Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique);

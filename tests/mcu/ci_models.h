@@ -13,6 +13,9 @@ struct CiModel {
   std::string name;   // short name for test names and the table ("kws")
   std::string model;  // MODEL as the command line takes it
   bool on_m7 = false; // also run on the Cortex-M7 board (CI budget: a couple)
+  // Also run the segment-overlap plan on the Cortex-M4 board (CI budget: the
+  // models whose overlap plans fuse inverted bottlenecks; the host test runs all).
+  bool overlap_on_board = false;
 };
 
 inline std::vector<CiModel> list_ci_models() {
@@ -22,8 +25,8 @@ inline std::vector<CiModel> list_ci_models() {
       {"vww", shared + "mlperf_tiny/vww_96_int8.tflite", false},
       {"resnet8", shared + "mlperf_tiny/resnet8_int8.tflite", true},
       {"ad01", shared + "mlperf_tiny/ad01_int8.tflite", false},
-      {"mcunet_vww", shared + "mcunet/mcunet-5fps_vww.tflite", false},
-      {"mobilenetv2_96_w035", "zoo:mobilenetv2-96-w0.35", false},
+      {"mcunet_vww", shared + "mcunet/mcunet-5fps_vww.tflite", false, true},
+      {"mobilenetv2_96_w035", "zoo:mobilenetv2-96-w0.35", false, true},
       {"bert_tiny_8", "zoo:bert-tiny-8", false},
   };
 }

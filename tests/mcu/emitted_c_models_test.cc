@@ -1,5 +1,6 @@
 // Emitted C of real models on emulated microcontrollers (issue 5): each CI
-// model (ci_models.h) with ordinary and partial-execution plans is emitted
+// model (ci_models.h) with ordinary and partial-execution plans (and, on the
+// Cortex-M4, a couple of segment-overlap plans) is executed in the checking mode and emitted
 // (the program writes the input through the zero-copy pointer, issue 10 §3),
 // built for the Cortex-M4F board (and the Cortex-M7 for a couple) with our
 // startup code and linker script under the SRAM budget, run under
@@ -39,6 +40,7 @@ std::vector<BoardCase> list_board_cases() {
       cases.push_back({model, technique, Target::kCortexM4});
       if (model.on_m7) cases.push_back({model, technique, Target::kCortexM7});
     }
+    if (model.overlap_on_board) cases.push_back({model, Technique::kOverlap, Target::kCortexM4});
   }
   return cases;
 }
@@ -74,7 +76,9 @@ TEST_P(EmittedCOnBoard, OutputsEqualThePlanExecutorAndTheArenaSymbolHasThePlanne
   Result<plan::Plan> plan = build_technique_plan(m->graph, c.technique);
   TINYFIT_SKIP_IF_NOT_BUILT(plan, technique_name(c.technique));
   ASSERT_TRUE(plan) << plan.error().format();
-  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+  exec::ExecuteOptions checking;
+  checking.check_overwrites = true;
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs, checking);
   TINYFIT_SKIP_IF_NOT_BUILT(executed, "runtime kernel");
   ASSERT_TRUE(executed) << executed.error().format();
 

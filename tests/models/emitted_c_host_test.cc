@@ -1,6 +1,8 @@
 // The host check of emitted C (issue 5): every CI model (tests/mcu/ci_models.h)
-// with ordinary, partial-execution and in-place (best order) plans is emitted twice (the bytes must
-// be identical: STYLE.md rule 6), compiled with the host C compiler under
+// with ordinary, partial-execution, in-place (best order) and segment-overlap
+// plans is executed in the checking mode (every read checked against the last
+// writer of its bytes), emitted twice (the bytes must be identical: STYLE.md
+// rule 6), compiled with the host C compiler under
 // -std=c99 -Wall -Wextra -Werror together with a test main that feeds the
 // deterministic input, run, and compared byte for byte with the plan executor
 // and the reference interpreter. A kernel or technique not built yet skips
@@ -28,7 +30,7 @@ struct HostCase {
 std::vector<HostCase> list_host_cases() {
   std::vector<HostCase> cases;
   for (const CiModel& model : list_ci_models()) {
-    for (Technique technique : {Technique::kOrdinary, Technique::kPex, Technique::kInplace}) {
+    for (Technique technique : {Technique::kOrdinary, Technique::kPex, Technique::kInplace, Technique::kOverlap}) {
       cases.push_back({model, technique});
     }
   }
@@ -62,7 +64,9 @@ TEST_P(EmittedCOnHost, ReproducibleWarningFreeAndEqualToThePlanExecutorAndTheRef
   Result<plan::Plan> plan = build_technique_plan(m->graph, c.technique);
   TINYFIT_SKIP_IF_NOT_BUILT(plan, technique_name(c.technique));
   ASSERT_TRUE(plan) << plan.error().format();
-  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+  exec::ExecuteOptions checking;
+  checking.check_overwrites = true;
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs, checking);
   TINYFIT_SKIP_IF_NOT_BUILT(executed, "runtime kernel");
   ASSERT_TRUE(executed) << executed.error().format();
 

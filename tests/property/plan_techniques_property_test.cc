@@ -3,7 +3,8 @@
 // (chains and DAGs of channel-wise and aggregating operators, random shapes,
 // int8 and float32) are lowered with every combination of techniques, placed,
 // verified and executed in an arena of exactly arena_bytes filled with poison,
-// then compared with the reference interpreter: int8 bit-exact, float32
+// in the executor's checking mode (every read checked against the last writer
+// of its bytes), then compared with the reference interpreter: int8 bit-exact, float32
 // within summation-order error. A failure is shrunk (fewer operators, fewer
 // channels, smaller images, same seed) and printed with its seed and graph.
 //
@@ -23,7 +24,9 @@
 #include "ir/op_decl.h"
 #include "ir/verify_graph.h"
 #include "support/kernel_oracle_cases.h"
+#include "support/shrink_failure.h"
 #include "plan/build_plan.h"
+#include "plan/lower_overlap.h"
 #include "plan/lower_pex.h"
 #include "plan/plan_macs.h"
 #include "plan/plan_memory.h"
@@ -192,15 +195,36 @@ struct Techniques {
   std::string order;  // schedule algorithm name
   bool inplace = false;
   bool pex = false;
-  std::string name() const { return order + (inplace ? "+inplace" : "") + (pex ? "+pex" : ""); }
+  bool overlap = false;  // segment-level overlap on top (plan/lower_overlap.h)
+  std::string name() const {
+    return order + (inplace ? "+inplace" : "") + (pex ? "+pex" : "") + (overlap ? "+overlap" : "");
+  }
 };
 
 const std::vector<Techniques>& list_technique_combinations() {
   static const std::vector<Techniques> kCombinations = {
-      {"given", false, false}, {"given", true, false}, {"exact", false, false}, {"exact", true, false},
-      {"given", false, true},  {"given", true, true},
+      {"given", false, false, false}, {"given", true, false, false}, {"exact", false, false, false},
+      {"exact", true, false, false},  {"given", false, true, false}, {"given", true, true, false},
+      {"given", false, false, true},  {"exact", true, false, true},  {"given", true, true, true},
   };
   return kCombinations;
+}
+
+// Segment-level overlap's promises before any kernel runs: the same MACs,
+// and no position's live bytes above the plan it lowers.
+Result<plan::Plan> apply_overlap_checked(const ir::Graph& graph, plan::Plan base) {
+  const int64_t base_peak = plan::compute_plan_memory(base).peak_bytes;
+  plan::Plan lowered = plan::apply_overlap(graph, std::move(base)).plan;
+  if (plan::count_plan_macs(graph, lowered) != ir::count_graph_macs(graph)) {
+    return fail("overlap plan executes " + std::to_string(plan::count_plan_macs(graph, lowered)) + " MACs",
+                ExitCode::kInternal);
+  }
+  const int64_t peak = plan::compute_plan_memory(lowered).peak_bytes;
+  if (peak > base_peak) {
+    return fail("overlap peak " + std::to_string(peak) + " above its base plan's " + std::to_string(base_peak),
+                ExitCode::kInternal);
+  }
+  return lowered;
 }
 
 // Nullopt when the technique is not built yet (exit 2); otherwise the plan.
@@ -226,7 +250,9 @@ Result<std::optional<plan::Plan>> build_plan_with(const ir::Graph& graph, const 
       return fail("pex peak " + std::to_string(peak) + " above the ordinary " + std::to_string(ordinary),
                   ExitCode::kInternal);
     }
-    return std::optional<plan::Plan>{std::move(pex->plan)};
+    if (!t.overlap) return std::optional<plan::Plan>{std::move(pex->plan)};
+    TINYFIT_ASSIGN_OR_RETURN(plan::Plan lowered, apply_overlap_checked(graph, std::move(pex->plan)));
+    return std::optional<plan::Plan>{std::move(lowered)};
   }
   analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   const schedule::OrderAlgorithm* algorithm = schedule::find_order_algorithm(t.order);
@@ -235,7 +261,10 @@ Result<std::optional<plan::Plan>> build_plan_with(const ir::Graph& graph, const 
   order_options.inplace = t.inplace;  // the order and its merges, chosen together
   const schedule::OrderResult ordered = algorithm->run(bg, order_options);
   if (t.inplace) bg = analysis::apply_inplace_choices(bg, ordered.order, ordered.inplace_choices).graph;
-  return std::optional<plan::Plan>{plan::build_operator_plan(graph, bg, ordered.order)};
+  plan::Plan plan = plan::build_operator_plan(graph, bg, ordered.order);
+  if (!t.overlap) return std::optional<plan::Plan>{std::move(plan)};
+  TINYFIT_ASSIGN_OR_RETURN(plan::Plan lowered, apply_overlap_checked(graph, std::move(plan)));
+  return std::optional<plan::Plan>{std::move(lowered)};
 }
 
 // Empty when equal: quantized outputs byte for byte, float32 within a
@@ -281,7 +310,9 @@ std::string check_net(const NetSpec& spec, std::vector<std::string>& skipped) {
       return t.name() + ": placement: " + placed.error().message;
     }
     if (Status valid = plan::verify_plan(c.graph, plan); !valid) return t.name() + ": " + valid.error().message;
-    Result<std::vector<exec::TensorData>> actual = exec::execute_plan(c.graph, plan, c.inputs);
+    exec::ExecuteOptions checking;
+    checking.check_overwrites = true;  // every read checked against its bytes' last writer
+    Result<std::vector<exec::TensorData>> actual = exec::execute_plan(c.graph, plan, c.inputs, checking);
     if (!actual && actual.error().code == ExitCode::kBadCommandLine) {
       skipped.push_back(t.name() + ": " + actual.error().format());
       continue;
@@ -301,24 +332,14 @@ std::string check_net(const NetSpec& spec, std::vector<std::string>& skipped) {
 // Lowers each size field while the failure persists (Halide-style shrinking).
 NetSpec shrink(NetSpec spec, std::string& failure) {
   std::vector<std::string> ignored;
-  const std::vector<std::function<bool(NetSpec&)>> moves = {
-      [](NetSpec& s) { return s.operators > 1 ? (--s.operators, true) : false; },
-      [](NetSpec& s) { return s.max_channels > 1 ? (s.max_channels = (s.max_channels + 1) / 2, true) : false; },
-      [](NetSpec& s) { return s.spatial > 1 ? (--s.spatial, true) : false; },
-  };
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (const auto& move : moves) {
-      NetSpec smaller = spec;
-      if (!move(smaller)) continue;
-      const std::string smaller_failure = check_net(smaller, ignored);
-      if (smaller_failure.empty()) continue;
-      spec = smaller;
-      failure = smaller_failure;
-      progress = true;
-    }
-  }
-  return spec;
+  return testing::shrink_failure<NetSpec>(
+      std::move(spec), failure,
+      {
+          [](NetSpec& s) { return s.operators > 1 ? (--s.operators, true) : false; },
+          [](NetSpec& s) { return s.max_channels > 1 ? (s.max_channels = (s.max_channels + 1) / 2, true) : false; },
+          [](NetSpec& s) { return s.spatial > 1 ? (--s.spatial, true) : false; },
+      },
+      [&ignored](const NetSpec& s) { return check_net(s, ignored); });
 }
 
 void run_property(ir::DType dtype, int default_cases, uint64_t first_seed) {

@@ -28,7 +28,7 @@ namespace {
 struct CompileCliOptions {
   ModelOption model;
   int64_t sram_bytes = -1;  // -1: no --sram
-  std::string techniques = "order,inplace,pex,motes";
+  std::string techniques = "order,inplace,pex,motes,overlap";
   std::string latency_budget = "1.05";  // driver::CompileOptions::latency_budget says why
   std::string order = "best";
   std::string placement = "best";
@@ -138,7 +138,7 @@ CommandAction setup_compile_command(CLI::App& app) {
   add_model_option(app, cli->model);
   add_size_option(app, "--sram", cli->sram_bytes, "SRAM budget for the arena");
   app.add_option("--techniques", cli->techniques,
-                 "comma list of order, inplace, pex, motes (or none); the ordinary plan is always built")
+                 "comma list of order, inplace, pex, motes, overlap (or none); the ordinary plan is always built")
       ->capture_default_str();
   app.add_option("--latency-budget", cli->latency_budget,
                  "motes: predicted latency over ordinary execution's a plan may have (MOTES's delta), "

@@ -1,0 +1,272 @@
+#include "plan/lower_overlap.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "plan/plan_memory.h"
+#include "plan/plan_walk.h"
+#include "plan/segment_call.h"
+#include "plan/segment_closed_form.h"
+
+namespace tinyfit::plan {
+namespace {
+
+// The plain steps (not loops) that use each buffer, and whether a loop does.
+struct BufferUses {
+  std::vector<std::vector<int>> steps;  // per buffer: indices of the steps using it, ascending
+  std::vector<bool> in_loop;            // per buffer: some loop body uses it
+};
+
+void visit_buffers(const KernelCall& call, const std::function<void(BufferId)>& visit) {
+  for (const auto* views : {&call.inputs, &call.outputs}) {
+    for (const View& view : *views) visit(view.buffer);
+  }
+  if (call.workspace >= 0) visit(call.workspace);
+}
+
+BufferUses find_buffer_uses(const Plan& plan) {
+  BufferUses uses;
+  uses.steps.resize(plan.buffers.size());
+  uses.in_loop.assign(plan.buffers.size(), false);
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const Step& step = plan.steps[s];
+    if (!step.is_loop()) {
+      visit_buffers(step.call(), [&](BufferId b) {
+        std::vector<int>& list = uses.steps[static_cast<size_t>(b)];
+        if (list.empty() || list.back() != static_cast<int>(s)) list.push_back(static_cast<int>(s));
+      });
+      continue;
+    }
+    const Status walked = walk_calls(step.loop().body, [&](const KernelCall& call, LoopNest) -> Status {
+      visit_buffers(call, [&](BufferId b) { uses.in_loop[static_cast<size_t>(b)] = true; });
+      return {};
+    });
+    TINYFIT_CHECK(walked.has_value()) << walked.error().message;
+  }
+  return uses;
+}
+
+bool is_model_buffer(const std::vector<BufferId>& list, BufferId b) {
+  return std::find(list.begin(), list.end(), b) != list.end();
+}
+
+// The fused call for the chain of calls at steps [first, first + length), or
+// nullopt when the fused kernel does not compute it: one input (the block
+// input), every other buffer of the chain used by nothing else.
+std::optional<KernelCall> try_fuse(const ir::Graph& graph, Plan& plan, const BufferUses& uses, size_t first,
+                                   size_t length, int64_t alignment) {
+  if (first + length > plan.steps.size()) return std::nullopt;
+  KernelCall fused;
+  for (size_t s = first; s < first + length; ++s) {
+    if (plan.steps[s].is_loop() || plan.steps[s].call().mode != CallMode::kWhole ||
+        plan.steps[s].call().node < 0 || plan.steps[s].call().overlap || !plan.steps[s].call().fused.empty()) {
+      return std::nullopt;
+    }
+    if (s == first) {
+      fused.node = plan.steps[s].call().node;
+    } else {
+      fused.fused.push_back(plan.steps[s].call().node);
+    }
+  }
+  const KernelCall& head = plan.steps[first].call();
+  const KernelCall& tail = plan.steps[first + length - 1].call();
+  Result<SegmentKernel> kernel = describe_segment_call(graph, fused, Traversal::kAscending);
+  if (!kernel || head.inputs.size() != 1 || tail.outputs.size() != 1) return std::nullopt;
+  const ir::DType dtype = plan.buffers[static_cast<size_t>(head.inputs[0].buffer)].dtype;
+  if (dtype != ir::DType::kI8 && dtype != ir::DType::kU8) return std::nullopt;  // the fused kernels are int8
+  const BufferId block_input = head.inputs[0].buffer;
+  const BufferId block_output = tail.outputs[0].buffer;
+  for (size_t s = first; s < first + length; ++s) {
+    bool private_only = true;
+    visit_buffers(plan.steps[s].call(), [&](BufferId b) {
+      if (b == block_input || b == block_output) return;
+      const std::vector<int>& steps = uses.steps[static_cast<size_t>(b)];
+      const bool inside = !steps.empty() && steps.front() >= static_cast<int>(first) &&
+                          steps.back() < static_cast<int>(first + length);
+      if (!inside || uses.in_loop[static_cast<size_t>(b)] || is_model_buffer(plan.inputs, b) ||
+          is_model_buffer(plan.outputs, b)) {
+        private_only = false;
+      }
+    });
+    if (!private_only) return std::nullopt;
+  }
+  fused.inputs = head.inputs;
+  fused.outputs = tail.outputs;
+  PlanBuffer workspace;
+  workspace.name = graph.nodes[static_cast<size_t>(fused.node)].name + ":ring";
+  workspace.role = BufferRole::kWorkspace;
+  workspace.dtype = dtype;
+  workspace.bytes = (compute_segment_ring_pixels(*kernel) + 1) * kernel->mid_channels * kernel->element_bytes;
+  workspace.alignment = alignment;
+  fused.workspace = static_cast<BufferId>(plan.buffers.size());
+  plan.buffers.push_back(std::move(workspace));
+  return fused;
+}
+
+// Drops buffers no call, input or output refers to any more, renumbering
+// the rest in order.
+void drop_unused_buffers(Plan& plan) {
+  const BufferUses uses = find_buffer_uses(plan);
+  std::vector<BufferId> renumbered(plan.buffers.size(), -1);
+  std::vector<PlanBuffer> kept;
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const auto id = static_cast<BufferId>(b);
+    if (uses.steps[b].empty() && !uses.in_loop[b] && !is_model_buffer(plan.inputs, id) &&
+        !is_model_buffer(plan.outputs, id)) {
+      continue;
+    }
+    renumbered[b] = static_cast<BufferId>(kept.size());
+    kept.push_back(std::move(plan.buffers[b]));
+  }
+  plan.buffers = std::move(kept);
+  auto rename = [&](BufferId& b) { b = renumbered[static_cast<size_t>(b)]; };
+  auto rename_call = [&](KernelCall& call) {
+    for (auto* views : {&call.inputs, &call.outputs}) {
+      for (View& view : *views) rename(view.buffer);
+    }
+    if (call.workspace >= 0) rename(call.workspace);
+  };
+  std::function<void(std::vector<Step>&)> rename_steps = [&](std::vector<Step>& steps) {
+    for (Step& step : steps) {
+      if (std::holds_alternative<KernelCall>(step.what)) {
+        rename_call(std::get<KernelCall>(step.what));
+      } else {
+        rename_steps(std::get<Loop>(step.what).body);
+      }
+    }
+  };
+  rename_steps(plan.steps);
+  for (BufferId& b : plan.inputs) rename(b);
+  for (BufferId& b : plan.outputs) rename(b);
+}
+
+// Fuses every inverted bottleneck it can, longest chain (with the residual
+// Add) first, when that does not raise the plan's peak: the ring of expanded
+// pixels is larger than the tensors it replaces on tiny images. Returns how
+// many.
+int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignment) {
+  int fused = 0;
+  int64_t peak = compute_plan_memory(plan).peak_bytes;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (size_t length : {size_t{4}, size_t{3}}) {
+      Plan trial = plan;
+      std::optional<KernelCall> call = try_fuse(graph, trial, find_buffer_uses(trial), s, length, alignment);
+      if (!call) continue;
+      trial.steps.erase(trial.steps.begin() + static_cast<std::ptrdiff_t>(s),
+                        trial.steps.begin() + static_cast<std::ptrdiff_t>(s + length));
+      trial.steps.insert(trial.steps.begin() + static_cast<std::ptrdiff_t>(s), Step{std::move(*call)});
+      drop_unused_buffers(trial);
+      const int64_t trial_peak = compute_plan_memory(trial).peak_bytes;
+      if (trial_peak > peak) continue;
+      plan = std::move(trial);
+      peak = trial_peak;
+      ++fused;
+      break;
+    }
+  }
+  return fused;
+}
+
+// The rigid chains declared overlaps tie buffers into: each buffer's start
+// relative to its chain's first buffer, and each chain's extent so far.
+class OverlapChains {
+ public:
+  explicit OverlapChains(const Plan& plan)
+      : plan_(plan), chain_of_(plan.buffers.size(), -1), relative_(plan.buffers.size(), 0) {}
+
+  // The chain's span in bytes if `output` joined `input`'s chain at `offset`
+  // bytes from it.
+  int64_t span_with(BufferId input, BufferId output, int64_t offset) const {
+    const int64_t at = relative_[static_cast<size_t>(input)] + offset;
+    const int64_t end = at + bytes(output);
+    const int chain = chain_of_[static_cast<size_t>(input)];
+    if (chain < 0) return std::max(bytes(input), end) - std::min<int64_t>(0, at);
+    const Extent& e = extents_[static_cast<size_t>(chain)];
+    return std::max(e.end, end) - std::min(e.begin, at);
+  }
+
+  void join(BufferId input, BufferId output, int64_t offset) {
+    int chain = chain_of_[static_cast<size_t>(input)];
+    if (chain < 0) {
+      chain = static_cast<int>(extents_.size());
+      extents_.push_back({0, bytes(input)});
+      chain_of_[static_cast<size_t>(input)] = chain;
+    }
+    const int64_t at = relative_[static_cast<size_t>(input)] + offset;
+    chain_of_[static_cast<size_t>(output)] = chain;
+    relative_[static_cast<size_t>(output)] = at;
+    Extent& e = extents_[static_cast<size_t>(chain)];
+    e.begin = std::min(e.begin, at);
+    e.end = std::max(e.end, at + bytes(output));
+  }
+
+ private:
+  struct Extent {
+    int64_t begin = 0, end = 0;
+  };
+  int64_t bytes(BufferId b) const { return plan_.buffers[static_cast<size_t>(b)].bytes; }
+
+  const Plan& plan_;
+  std::vector<int> chain_of_;
+  std::vector<int64_t> relative_;
+  std::vector<Extent> extents_;
+};
+
+bool is_whole_dense_view(const View& view) {
+  return view.sweeps.empty() && view.offset_elements == 0 && view.strides == ir::compute_strides(view.shape);
+}
+
+int declare_overlaps(const ir::Graph& graph, Plan& plan, int64_t alignment) {
+  const BufferUses uses = find_buffer_uses(plan);
+  OverlapChains chains(plan);
+  int declared = 0;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    if (plan.steps[s].is_loop()) continue;
+    KernelCall& call = std::get<KernelCall>(plan.steps[s].what);
+    if (call.node < 0 || call.overlap || call.inputs.empty() || call.outputs.size() != 1) continue;
+    const View& input = call.inputs[0];
+    const View& output = call.outputs[0];
+    const std::vector<int>& input_uses = uses.steps[static_cast<size_t>(input.buffer)];
+    const bool consumed = input_uses.back() == static_cast<int>(s) && !uses.in_loop[static_cast<size_t>(input.buffer)] &&
+                          !is_model_buffer(plan.outputs, input.buffer);
+    if (!consumed || input.buffer == output.buffer || !is_whole_dense_view(input) || !is_whole_dense_view(output)) {
+      continue;
+    }
+    std::optional<DeclaredOverlap> best;
+    int64_t best_span = std::numeric_limits<int64_t>::max();
+    for (Traversal traversal : {Traversal::kAscending, Traversal::kDescending}) {
+      Result<SegmentKernel> kernel = describe_segment_call(graph, call, traversal);
+      if (!kernel) break;
+      const int64_t offset = choose_overlap_offset(*kernel, compute_overlap_limit(*kernel), alignment);
+      const int64_t span = chains.span_with(input.buffer, output.buffer, offset);
+      if (span < best_span) {  // strict: a tie keeps ascending
+        best_span = span;
+        best = DeclaredOverlap{0, traversal, offset};
+      }
+    }
+    if (!best) continue;
+    call.overlap = best;
+    chains.join(input.buffer, output.buffer, best->offset_bytes);
+    ++declared;
+  }
+  return declared;
+}
+
+}  // namespace
+
+OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
+  OverlapResult result;
+  if (options.fuse_inverted_bottlenecks) result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment);
+  result.overlaps = declare_overlaps(graph, plan, options.alignment);
+  if (result.fused + result.overlaps > 0) plan.techniques.push_back("overlap");
+  result.note = "overlap: " + std::to_string(result.fused) + " inverted bottlenecks fused, " +
+                std::to_string(result.overlaps) + " outputs over consumed inputs";
+  result.plan = std::move(plan);
+  return result;
+}
+
+}  // namespace tinyfit::plan

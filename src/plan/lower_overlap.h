@@ -1,0 +1,51 @@
+// Segment-level overlap (vMCU; ../shared/papers/vmcu-segment-memory.txt) as a
+// lowering of a plan of whole-operator calls: inverted bottlenecks fused into
+// one call each, and outputs declared over the inputs their calls consume.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ir/graph.h"
+#include "plan/plan.h"
+#include "support/diag.h"
+
+namespace tinyfit::plan {
+
+struct OverlapOptions {
+  // Fuse expand -> depthwise -> project [-> residual add] chains whose
+  // intermediate tensors nothing else reads (tinyfit/segment.h's fused
+  // kernel): none of them is materialised, the mid tensor lives in a ring of
+  // (K-1)*W+K expanded pixels.
+  bool fuse_inverted_bottlenecks = true;
+  int64_t alignment = 4;  // of every buffer (plan/placement_input.h kDefaultAlignmentBytes)
+};
+
+struct OverlapResult {
+  Plan plan;
+  int fused = 0;     // fused calls
+  int overlaps = 0;  // calls that declare an overlap
+  std::string note;  // for the candidate report
+};
+
+// What: on the plain steps of `plan` (loops are kept as they are):
+//  1. each fusable inverted bottleneck becomes one fused call with its
+//     workspace, and the buffers only its nodes used disappear, unless that
+//     raises the plan's peak (on tiny images the ring of expanded pixels
+//     outweighs the tensors it replaces);
+//  2. each call with a segment kernel (plan/segment_call.h) whose input view's
+//     buffer it consumes (no later call uses it; not a model output) declares
+//     its output over that input at the offset its kernel's limit allows
+//     (segment_closed_form.h), aligned. The traversal is chosen call by call
+//     so that the chain of buffers tied by overlaps (one rigid group for
+//     placement) spans the fewest bytes: descending moves an output up,
+//     ascending down, so a chain does not drift off in one direction. This is
+//     tinyfit's answer to vMCU's circular pool (docs/overlap.md): no modulo
+//     addressing, no wrap-around.
+// Requires: plan from build_operator_plan or build_pex_plan, not placed.
+// Guarantees: verify_plan holds; MACs and the graph's outputs unchanged; the
+// peak not above the input plan's;
+// techniques gains "overlap" when anything was fused or overlapped.
+OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options = {});
+
+}  // namespace tinyfit::plan
