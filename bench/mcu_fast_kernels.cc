@@ -1,5 +1,6 @@
 #include "mcu_fast_kernels.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -19,7 +20,11 @@
 namespace tinyfit::mcu {
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+// The first line of a message; an error's format() spells the newlines of
+// quoted tool output as \x0a.
+std::string first_line(const std::string& text) {
+  return text.substr(0, std::min(text.find('\n'), text.find("\\x0a")));
+}
 
 // --- One plan on the board --------------------------------------------------
 

@@ -69,6 +69,35 @@ static inline uint32_t tf_sxtb16(uint32_t b) { return (uint32_t)__sxtb16((int8x4
 static inline uint32_t tf_sxtab16(uint32_t a, uint32_t b) { return (uint32_t)__sxtab16((int16x2_t)a, (int8x4_t)b); }
 /* (a.lo + b0, a.hi + b2) with b's bytes zero-extended. */
 static inline uint32_t tf_uxtab16(uint32_t a, uint32_t b) { return (uint32_t)__uxtab16((uint16x2_t)a, (uint8x4_t)b); }
+/* The same of bytes 1 and 3 (b rotated right by 8): one instruction, as the
+ * ACLE offers no rotation operand (GCC does not fold a separate rotation). */
+static inline uint32_t tf_sxtab16_ror8(uint32_t a, uint32_t b) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  return tf_sxtab16(a, tf_ror8(b));
+#endif
+}
+static inline uint32_t tf_uxtab16_ror8(uint32_t a, uint32_t b) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("uxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  return tf_uxtab16(a, tf_ror8(b));
+#endif
+}
+static inline uint32_t tf_sxtb16_ror8(uint32_t b) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(b));
+  return r;
+#else
+  return tf_sxtb16(tf_ror8(b));
+#endif
+}
 /* acc + a.lo * b.lo + a.hi * b.hi, lanes signed. */
 static inline int32_t tf_smlad(uint32_t a, uint32_t b, int32_t acc) { return __smlad((int16x2_t)a, (int16x2_t)b, acc); }
 /* acc + (one signed lane of a) * (one of b): bottom/top as named. */
@@ -106,6 +135,10 @@ static inline int32_t tf_smlatb(uint32_t a, uint32_t b, int32_t acc) {
 static inline int32_t tf_smlatt(uint32_t a, uint32_t b, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)(tf_lane_hi(a) * tf_lane_hi(b)));
 }
+
+static inline uint32_t tf_sxtab16_ror8(uint32_t a, uint32_t b) { return tf_sxtab16(a, tf_ror8(b)); }
+static inline uint32_t tf_uxtab16_ror8(uint32_t a, uint32_t b) { return tf_uxtab16(a, tf_ror8(b)); }
+static inline uint32_t tf_sxtb16_ror8(uint32_t b) { return tf_sxtb16(tf_ror8(b)); }
 
 #endif /* TF_DSP_INTRINSICS */
 

@@ -30,7 +30,11 @@ static inline uint32_t dsp_widen_even(uint32_t word, uint32_t offset_lanes) {
   return TF_DSP_EXTEND(offset_lanes, word);
 }
 static inline uint32_t dsp_widen_odd(uint32_t word, uint32_t offset_lanes) {
-  return TF_DSP_EXTEND(offset_lanes, tf_ror8(word));
+#if TF_DSP_UNSIGNED
+  return tf_uxtab16_ror8(offset_lanes, word);
+#else
+  return tf_sxtab16_ror8(offset_lanes, word);
+#endif
 }
 
 /* The same for a word of four weights: int8 weights are symmetric (offset 0,
@@ -50,7 +54,7 @@ static inline uint32_t dsp_widen_weights_even(uint32_t word, uint32_t offset_lan
 }
 static inline uint32_t dsp_widen_weights_odd(uint32_t word, uint32_t offset_lanes) {
   (void)offset_lanes;
-  return tf_sxtb16(tf_ror8(word));
+  return tf_sxtb16_ror8(word);
 }
 #endif
 

@@ -7,7 +7,8 @@
  *
  * One row against two output channels at a time: each group of four inputs
  * is loaded and widened once for both channels, each channel's four weights
- * loaded and widened once (per eight MACs: 4 + 2 * 6 instructions, 2.0 per
+ * loaded and widened once (per eight MACs: a load and two widenings, then
+ * per channel a load, two widenings and two SMLADs: 13 instructions, 1.6 per
  * MAC, with no workspace; CMSIS-NN's vector-matrix kernel spends 2.2-3.4).
  * Weights are the IR layout w[Cout][Cin] / w[Out][In]. */
 

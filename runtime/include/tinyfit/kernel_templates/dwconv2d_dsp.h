@@ -9,10 +9,13 @@
  * word aligned, so a tap of four channels is one 64-bit load.
  *
  * Four channels at a time: one 32-bit load brings a tap's four input
- * channels, two widenings split them into even and odd channels, and each
- * channel's product is one SMLAxy whose halves select its lanes: a tap of four
- * channels is about ten instructions (2.5 per MAC; CMSIS-NN's s8 depthwise
- * spends 8-9). Channels before the first multiple of four and after the last,
+ * channels, two widenings (SXTAB16, the odd one with its rotation) split them
+ * into even and odd channels, and each channel's product is one SMLAxy whose
+ * halves select its lanes: a tap of four channels is eight instructions and a
+ * weight load (GCC 12 -O2 spills some pointers of the unrolled 3x3 window, and
+ * the requantisation of four outputs costs about as much as the window: 6.6
+ * instructions per MAC in all measured on vww_96's layers, where CMSIS-NN's s8
+ * depthwise spends 8-9). Channels before the first multiple of four and after the last,
  * one at a time. Taps outside the input are skipped (offsets are added on
  * widening, so a padded tap adds nothing). */
 #include "tinyfit/kernel_templates/conv_taps.h"
@@ -59,36 +62,60 @@ static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uin
     a3 = tf_smlatt(odd_, w23_, a3);                                                                        \
   } while (0)
 
-/* Channels c..c+3 of one pixel over its window's taps; `w` is the group's
- * first tap (two words of weight pairs per tap). Kept apart from the pixel
- * loop so that accumulators, pointers and lanes stay in registers; a full
- * 3x3 window (every pixel away from the border) is unrolled. */
-TF_INNER_LOOP static void dwconv_dsp_group(const dsp_element* x, const uint32_t* w, const int32_t* bias, int32_t rows,
-                                           int32_t cols, int32_t kernel_w, ptrdiff_t x_row_step, ptrdiff_t x_col_step,
-                                           uint32_t x_offset_lanes, int32_t acc[4]) {
-  int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
-  if (rows == 3 && cols == 3 && kernel_w == 3) {
-    DWCONV_DSP_TAP(x, w);
-    DWCONV_DSP_TAP(x + x_col_step, w + 2);
-    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 4);
-    x += x_row_step;
-    DWCONV_DSP_TAP(x, w + 6);
-    DWCONV_DSP_TAP(x + x_col_step, w + 8);
-    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 10);
-    x += x_row_step;
-    DWCONV_DSP_TAP(x, w + 12);
-    DWCONV_DSP_TAP(x + x_col_step, w + 14);
-    DWCONV_DSP_TAP(x + 2 * x_col_step, w + 16);
-  } else {
-    int32_t ky;
-    for (ky = 0; ky < rows; ++ky, x += x_row_step, w += kernel_w * 2) {
-      const dsp_element* x_tap = x;
-      const uint32_t* w_tap = w;
-      const uint32_t* const w_end = w + cols * 2;
-      for (; w_tap < w_end; w_tap += 2, x_tap += x_col_step) DWCONV_DSP_TAP(x_tap, w_tap);
+/* What the pixel loop hands the channel loop, once per call. */
+typedef struct dwconv_dsp_call {
+  const uint32_t* words;           /* the weights (above) */
+  const int32_t* bias;             /* [C] */
+  const tf_requant_channel* requant; /* [C] */
+  ptrdiff_t group_words;           /* words of one group of four channels: KH * KW * 2 */
+  ptrdiff_t x_row_step, x_col_step; /* elements between taps of a column and of a row */
+  int32_t kernel_w;
+  uint32_t x_offset_lanes;
+  dsp_clamp clamp;
+} dwconv_dsp_call;
+
+/* Channels [c_begin, c_end) (multiples of four) of one pixel over its
+ * window's in-bounds taps (`rows` x `cols` from tap `first_tap`; x: the input
+ * at the first tap, channel 0), requantised and stored at y[c], four at a
+ * time. One call per pixel, so that accumulators, pointers and lanes stay in
+ * registers; a full 3x3 window (every pixel away from the border) is
+ * unrolled. */
+TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y, int32_t c_begin, int32_t c_end,
+                                           int32_t first_tap, int32_t rows, int32_t cols,
+                                           const dwconv_dsp_call* k) {
+  const uint32_t x_offset_lanes = k->x_offset_lanes;
+  const ptrdiff_t x_row_step = k->x_row_step, x_col_step = k->x_col_step;
+  const int32_t unrolled = rows == 3 && cols == 3 && k->kernel_w == 3;
+  const uint32_t* w_group = k->words + (c_begin >> 2) * k->group_words + first_tap * 2;
+  int32_t c;
+  for (c = c_begin; c < c_end; c += 4, w_group += k->group_words) {
+    const dsp_element* xc = x + c;
+    const uint32_t* w = w_group;
+    int32_t a0 = k->bias[c], a1 = k->bias[c + 1], a2 = k->bias[c + 2], a3 = k->bias[c + 3];
+    if (unrolled) {
+      DWCONV_DSP_TAP(xc, w);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 2);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 4);
+      xc += x_row_step;
+      DWCONV_DSP_TAP(xc, w + 6);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 8);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 10);
+      xc += x_row_step;
+      DWCONV_DSP_TAP(xc, w + 12);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 14);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 16);
+    } else {
+      int32_t ky;
+      for (ky = 0; ky < rows; ++ky, xc += x_row_step, w += k->kernel_w * 2) {
+        const dsp_element* x_tap = xc;
+        const uint32_t* w_tap = w;
+        const uint32_t* const w_end = w + cols * 2;
+        for (; w_tap < w_end; w_tap += 2, x_tap += x_col_step) DWCONV_DSP_TAP(x_tap, w_tap);
+      }
     }
+    dsp_store4(y + c, tf_requantize(a0, &k->requant[c]), tf_requantize(a1, &k->requant[c + 1]),
+               tf_requantize(a2, &k->requant[c + 2]), tf_requantize(a3, &k->requant[c + 3]), &k->clamp);
   }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 #undef DWCONV_DSP_TAP
 
@@ -100,19 +127,23 @@ TF_INNER_LOOP static void dwconv_dsp_group(const dsp_element* x, const uint32_t*
 static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
                             int32_t out_end, int32_t in_begin, int32_t out_row, int32_t in_row, int32_t out_col,
                             int32_t in_col) {
-  const uint32_t* words = (const uint32_t*)p->weights;
-  const int32_t* bias = (const int32_t*)p->bias;
-  const tf_requant_channel* requant = p->requant;
   const int32_t x_offset = p->input_offset;
-  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
-  const dsp_clamp clamp = dsp_make_clamp(p);
   const int32_t kernel_w = p->kernel_w;
-  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2;
   const ptrdiff_t xs0 = input->strides[0], xs1 = input->strides[1], xs2 = input->strides[2];
   const ptrdiff_t ys0 = output->strides[0], ys1 = output->strides[1], ys2 = output->strides[2];
-  const ptrdiff_t x_row_step = (ptrdiff_t)p->dilation_h * xs1, x_col_step = (ptrdiff_t)p->dilation_w * xs2;
   const int32_t simd_begin = (out_begin + 3) & ~3, simd_end = out_end & ~3;
+  const int32_t in_cols = input->shape[2], last_tap_w = (kernel_w - 1) * p->dilation_w;
+  dwconv_dsp_call k;
   int32_t n, oy, ox;
+  k.words = (const uint32_t*)p->weights;
+  k.bias = (const int32_t*)p->bias;
+  k.requant = p->requant;
+  k.group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2;
+  k.x_row_step = (ptrdiff_t)p->dilation_h * xs1;
+  k.x_col_step = (ptrdiff_t)p->dilation_w * xs2;
+  k.kernel_w = kernel_w;
+  k.x_offset_lanes = tf_splat_lanes(x_offset);
+  k.clamp = dsp_make_clamp(p);
   for (n = 0; n < output->shape[0]; ++n) {
     for (oy = 0; oy < output->shape[1]; ++oy) {
       const int32_t iy0 = (out_row + oy) * p->stride_h - p->pad_top - in_row;
@@ -122,27 +153,29 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
         const int32_t ix0 = (out_col + ox) * p->stride_w - p->pad_left - in_col;
         dsp_element* y = (dsp_element*)output->data + n * ys0 + oy * ys1 + ox * ys2 - out_begin;
         dwconv_dsp_window win;
-        int32_t kx_begin, kx_end, c;
-        conv_tap_range(ix0, p->dilation_w, kernel_w, input->shape[2], &kx_begin, &kx_end);
+        int32_t kx_begin = 0, kx_end = kernel_w, c;
+        /* Only a window over the left or right border has taps outside. */
+        if (ix0 < 0 || ix0 + last_tap_w >= in_cols) {
+          conv_tap_range(ix0, p->dilation_w, kernel_w, in_cols, &kx_begin, &kx_end);
+        }
         win.x = (const dsp_element*)input->data + n * xs0 + (iy0 + ky_begin * p->dilation_h) * xs1 +
                 (ix0 + kx_begin * p->dilation_w) * xs2 - in_begin;
         win.first_tap = ky_begin * kernel_w + kx_begin;
         win.rows = ky_end - ky_begin;
         win.cols = kx_end - kx_begin;
         for (c = out_begin; c < out_end && c < simd_begin; ++c) {
-          y[c] = dsp_requantize(dwconv_dsp_channel(&win, words, group_words, c, p, x_row_step, x_col_step, x_offset),
-                                &requant[c], &clamp);
+          y[c] = dsp_requantize(
+              dwconv_dsp_channel(&win, k.words, k.group_words, c, p, k.x_row_step, k.x_col_step, x_offset),
+              &k.requant[c], &k.clamp);
         }
-        for (; c < simd_end; c += 4) {
-          int32_t acc[4];
-          dwconv_dsp_group(win.x + c, words + (ptrdiff_t)(c >> 2) * group_words + win.first_tap * 2, bias + c, win.rows,
-                           win.cols, kernel_w, x_row_step, x_col_step, x_offset_lanes, acc);
-          dsp_store4(y + c, tf_requantize(acc[0], &requant[c]), tf_requantize(acc[1], &requant[c + 1]),
-                     tf_requantize(acc[2], &requant[c + 2]), tf_requantize(acc[3], &requant[c + 3]), &clamp);
+        if (c < simd_end) {
+          dwconv_dsp_pixel(win.x, y, c, simd_end, win.first_tap, win.rows, win.cols, &k);
+          c = simd_end;
         }
         for (; c < out_end; ++c) {
-          y[c] = dsp_requantize(dwconv_dsp_channel(&win, words, group_words, c, p, x_row_step, x_col_step, x_offset),
-                                &requant[c], &clamp);
+          y[c] = dsp_requantize(
+              dwconv_dsp_channel(&win, k.words, k.group_words, c, p, k.x_row_step, k.x_col_step, x_offset),
+              &k.requant[c], &k.clamp);
         }
       }
     }
