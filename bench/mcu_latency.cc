@@ -26,6 +26,7 @@
 // not built yet, a build failure) says why in its place.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -38,8 +39,10 @@
 
 #include "checked_model.h"
 #include "ci_models.h"
+#include "cost/predict.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
+#include "exec/plan_work.h"
 #include "mcu_fast_kernels.h"
 #include "support/byte_size.h"
 
@@ -64,7 +67,15 @@ struct Row {
   int64_t sram_caller_buffers_bytes = 0, sram_zero_copy_bytes = 0;
   int64_t flash_bytes = 0, weight_bytes = 0;
   uint64_t board_instructions = 0, host_instructions = 0;
+  double predicted_board = 0, predicted_host = 0;  // the latency model (src/cost), before any build
 };
+
+// The cost table's prediction of one inference of `plan` on `target`.
+Result<double> predict(const ir::Graph& graph, const plan::Plan& plan, std::string_view target) {
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(target));
+  TINYFIT_ASSIGN_OR_RETURN(const cost::PlanWork work, exec::count_plan_work(graph, plan));
+  return cost::predict_instructions(*table, work);
+}
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -110,6 +121,12 @@ Row measure(const CiModel& model, const CheckedModel& m, Technique technique, in
   row.planned_arena_bytes = plan->arena_bytes;
   Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m.graph, *plan, m.inputs);
   if (!executed) return unmeasured(executed.error().format());
+  Result<double> predicted_board = predict(m.graph, *plan, "cortex-m4");
+  Result<double> predicted_host = predict(m.graph, *plan, "host");
+  if (!predicted_board) return unmeasured(predicted_board.error().format());
+  if (!predicted_host) return unmeasured(predicted_host.error().format());
+  row.predicted_board = *predicted_board;
+  row.predicted_host = *predicted_host;
 
   const std::string name = "bench/" + model.name + "_" + row.technique;
   Result<BoardRun> zero_copy = run_on_board(m, *plan, *executed, name + "_m4", IoMode::kZeroCopy, ram_bytes);
@@ -139,6 +156,27 @@ std::string format_ratio(uint64_t value, uint64_t baseline) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(3) << static_cast<double>(value) / static_cast<double>(baseline) << "x";
   return out.str();
+}
+
+std::string format_error(double predicted, uint64_t measured) {
+  std::ostringstream out;
+  out << std::showpos << std::fixed << std::setprecision(1)
+      << 100.0 * (predicted - static_cast<double>(measured)) / static_cast<double>(measured) << "%";
+  return out.str();
+}
+
+// The latency model's check (issue 11 section 6): predicted vs measured
+// instructions per inference, per model and plan.
+void print_prediction_table(const std::vector<Row>& rows) {
+  std::cout << "\n| model | plan | M4 predicted | M4 measured | M4 error | host predicted | host measured | host error |\n"
+            << "|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const Row& row : rows) {
+    if (!row.problem.empty()) continue;
+    std::cout << "| " << row.model << " | " << row.technique << " | " << std::llround(row.predicted_board) << " | "
+              << row.board_instructions << " | " << format_error(row.predicted_board, row.board_instructions) << " | "
+              << std::llround(row.predicted_host) << " | " << row.host_instructions << " | "
+              << format_error(row.predicted_host, row.host_instructions) << " |\n";
+  }
 }
 
 void print_table(const std::vector<Row>& rows) {
@@ -226,6 +264,7 @@ int run(int argc, char** argv) {
   if (!rows.empty()) {
     std::cout << "## Issues 5 and 10: sizes and instructions per technique (no added workspaces)\n\n";
     print_table(rows);
+    print_prediction_table(rows);
   }
   measured += static_cast<int>(rows.size());
   if (measured == 0) {

@@ -7,6 +7,8 @@
 #include "analysis/inplace.h"
 #include "exec/kernel_call.h"
 #include "partition/motes_search.h"
+#include "cost/predict.h"
+#include "exec/plan_work.h"
 #include "plan/build_plan.h"
 #include "plan/lower_motes.h"
 #include "plan/lower_overlap.h"
@@ -15,6 +17,31 @@
 
 namespace tinyfit::driver {
 namespace {
+
+// The latency model's figure for the candidate's plan. A call no kernel serves,
+// or a kernel the target's table has no row for, leaves it unpredicted (the
+// note says why) rather than failing the compile: choose_candidate puts such a
+// candidate after every predicted one, and the execution check reports a plan
+// no kernel serves if it is ever chosen.
+Status predict_latency(const ir::Graph& graph, CompileCandidate& candidate, const CompileOptions& options) {
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+  auto explain = [&candidate](const std::string& why) {
+    candidate.note += (candidate.note.empty() ? "" : "; ") + std::string("latency not predicted: ") + why;
+  };
+  const Result<cost::PlanWork> work = exec::count_plan_work(graph, candidate.plan);
+  if (!work) {
+    explain(work.error().message);
+    return {};
+  }
+  candidate.unmeasured_kernels = cost::find_unmeasured_kernels(*table, *work);
+  const Result<double> predicted = cost::predict_instructions(*table, *work);
+  if (!predicted) {
+    explain(predicted.error().message);
+    return {};
+  }
+  candidate.predicted_instructions = *predicted;
+  return {};
+}
 
 // Places the candidate's plan and fills its figures from the placed plan.
 Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, const CompileOptions& options) {
@@ -30,7 +57,7 @@ Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, co
   candidate.macs = plan::count_plan_macs(graph, candidate.plan);
   candidate.kernel_calls = candidate.plan.count_calls();
   for (const plan::Step& step : candidate.plan.steps) candidate.loops += step.is_loop() ? 1 : 0;
-  return {};
+  return predict_latency(graph, candidate, options);
 }
 
 // What the MOTES search compares as latency (Algorithm 1's Latency(G')).

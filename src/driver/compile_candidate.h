@@ -42,6 +42,11 @@ struct CompileCandidate {
   int64_t macs = 0;          // plan::count_plan_macs
   int64_t kernel_calls = 0;  // per inference, loop bodies once per iteration
   int loops = 0;             // Loop steps in the plan
+  // One inference's retired instructions on options.target, predicted by the
+  // latency model (cost/); nullopt when a call could not be bound or the
+  // table lacks a kernel the plan calls (its note says why).
+  std::optional<double> predicted_instructions;
+  std::vector<std::string> unmeasured_kernels;  // kernels the plan calls that the table lacks
   std::string placement;     // the placement algorithm that produced the arena
 };
 

@@ -1,5 +1,6 @@
 #include "driver/compile_choice.h"
 
+#include <limits>
 #include <tuple>
 
 #include "support/diag.h"
@@ -7,14 +8,20 @@
 namespace tinyfit::driver {
 namespace {
 
+double predicted_or_worst(const CompileCandidate& c) {
+  return c.predicted_instructions.value_or(std::numeric_limits<double>::infinity());
+}
+
 auto latency_key(const CompileCandidate& c) {
   // A fused overlap call does the work of several calls, in slower kernels:
-  // its fewer calls say nothing about its latency.
-  return std::make_tuple(c.rank == LatencyRank::kOverlap, c.kernel_calls, static_cast<int>(c.rank), c.arena_bytes);
+  // its fewer calls say nothing about its latency, so among equal
+  // predictions (or none) it comes last.
+  return std::make_tuple(predicted_or_worst(c), c.rank == LatencyRank::kOverlap, c.kernel_calls,
+                         static_cast<int>(c.rank), c.arena_bytes);
 }
 
 auto memory_key(const CompileCandidate& c) {
-  return std::make_tuple(c.arena_bytes, c.kernel_calls, static_cast<int>(c.rank));
+  return std::make_tuple(c.arena_bytes, predicted_or_worst(c), c.kernel_calls, static_cast<int>(c.rank));
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 namespace tinyfit::driver {
 
 // What: the index of the chosen candidate among the built ones.
-//  - No budget: the smallest arena; ties go to the least latency overhead.
-//  - A budget: among the candidates whose arena fits it, the least latency
-//    overhead: plans without segment-level overlap first (its kernels are
-//    the slowest, compile_candidate.h), then fewest kernel calls per
-//    inference, then LatencyRank (ordinary before orders before in-place
-//    before pex), then the smaller arena. PEX itself took the largest tile
-//    that fits, so its calls are already minimal.
+//  - No budget: the smallest arena; ties go to the least predicted latency.
+//  - A budget: among the candidates whose arena fits it, the least predicted
+//    latency (cost/: instructions of one inference on the compile target; a
+//    candidate without a prediction comes after every one with), then plans
+//    without segment-level overlap (its fused calls are fewer but slower),
+//    then fewer kernel calls, then LatencyRank (ordinary before orders before
+//    in-place before pex), then the smaller arena.
 //  Remaining ties go to the earlier candidate.
 // Guarantees: nullopt only when no built candidate fits the budget (or none
 // was built). Pure: reads only the figures, never the plans.

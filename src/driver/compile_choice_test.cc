@@ -10,14 +10,17 @@
 namespace tinyfit::driver {
 namespace {
 
-CompileCandidate make_candidate(std::string name, LatencyRank rank, int64_t arena_bytes, int64_t kernel_calls) {
+// `predicted` instructions (the latency model's figure); kernel calls follow
+// it (one call per 1,000 instructions) unless a test sets them apart.
+CompileCandidate make_candidate(std::string name, LatencyRank rank, int64_t arena_bytes, double predicted) {
   CompileCandidate c;
   c.name = std::move(name);
   c.rank = rank;
   c.built = true;
   c.peak_bytes = arena_bytes;
   c.arena_bytes = arena_bytes;
-  c.kernel_calls = kernel_calls;
+  c.predicted_instructions = predicted;
+  c.kernel_calls = static_cast<int64_t>(predicted / 1000);
   return c;
 }
 
@@ -29,24 +32,24 @@ CompileCandidate make_not_built(std::string name) {
   return c;
 }
 
-// A typical set: ordering and in-place shrink the arena at no extra calls,
-// partial execution shrinks it further with three times the calls.
+// A typical set: ordering shrinks the arena at no extra instructions, in-place
+// at a few (line-buffer copies), partial execution further at 1.2x.
 std::vector<CompileCandidate> make_typical_candidates() {
-  return {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
-          make_candidate("order:best", LatencyRank::kOrder, 4000, 10),
-          make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10),
-          make_candidate("pex+inplace", LatencyRank::kPex, 1000, 30)};
+  return {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10000),
+          make_candidate("order:best", LatencyRank::kOrder, 4000, 10000),
+          make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10100),
+          make_candidate("pex+inplace", LatencyRank::kPex, 1000, 12000)};
 }
 
 TEST(ChooseCandidate, WithoutBudgetTheSmallestArenaWins) {
   EXPECT_EQ(choose_candidate(make_typical_candidates(), std::nullopt), 3u);
 }
 
-TEST(ChooseCandidate, WithoutBudgetEqualArenasGoToFewerCallsThenFewerTechniques) {
-  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
-                                     make_candidate("pex", LatencyRank::kPex, 3000, 30),
-                                     make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10),
-                                     make_candidate("order:best", LatencyRank::kOrder, 3000, 10)};
+TEST(ChooseCandidate, WithoutBudgetEqualArenasGoToFewerInstructionsThenFewerTechniques) {
+  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10000),
+                                     make_candidate("pex", LatencyRank::kPex, 3000, 30000),
+                                     make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10000),
+                                     make_candidate("order:best", LatencyRank::kOrder, 3000, 10000)};
   EXPECT_EQ(choose_candidate(c, std::nullopt), 3u);
 }
 
@@ -54,7 +57,7 @@ TEST(ChooseCandidate, WithBudgetTheLeastLatencyOverheadThatFitsWins) {
   const std::vector<CompileCandidate> c = make_typical_candidates();
   EXPECT_EQ(choose_candidate(c, 6000), 0u);  // everything fits: ordinary execution
   EXPECT_EQ(choose_candidate(c, 5000), 0u);  // the arena may fill the budget exactly
-  EXPECT_EQ(choose_candidate(c, 4999), 1u);  // a better order, same calls
+  EXPECT_EQ(choose_candidate(c, 4999), 1u);  // a better order, same instructions
   EXPECT_EQ(choose_candidate(c, 3500), 2u);  // in place
   EXPECT_EQ(choose_candidate(c, 2999), 3u);  // only partial execution fits
 }
@@ -73,23 +76,41 @@ TEST(ChooseCandidate, TechniquesNotBuiltYetAreNeverChosen) {
   EXPECT_EQ(find_smallest_candidate(c), 2u);
 }
 
-TEST(ChooseCandidate, FewerCallsBeatAnEarlierTechnique) {
-  // Two partial-execution plans: the larger tile (fewer calls) wins under a budget both fit.
-  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10),
-                                     make_candidate("pex (tile 1)", LatencyRank::kPex, 1000, 40),
-                                     make_candidate("pex (tile 4)", LatencyRank::kPex, 1800, 16)};
+TEST(ChooseCandidate, FewerPredictedInstructionsBeatAnEarlierTechnique) {
+  // Two partial-execution plans: the larger tile (fewer instructions) wins under a budget both fit.
+  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10000),
+                                     make_candidate("pex (tile 1)", LatencyRank::kPex, 1000, 14000),
+                                     make_candidate("pex (tile 4)", LatencyRank::kPex, 1800, 11000)};
   EXPECT_EQ(choose_candidate(c, 2000), 2u);
   EXPECT_EQ(choose_candidate(c, std::nullopt), 1u);
 }
 
 // An overlap plan fuses inverted bottlenecks into fewer calls of kernels
-// without DSP fast paths: under a budget it is chosen only when no other plan fits.
-TEST(ChooseCandidate, WithBudgetAnOverlapPlanIsChosenOnlyWhenNothingElseFits) {
+// without DSP fast paths: its prediction, not its call count, says it is
+// slower, so under a budget it is chosen only when nothing faster fits.
+TEST(ChooseCandidate, WithBudgetASlowerOverlapPlanIsChosenOnlyWhenNothingElseFits) {
   std::vector<CompileCandidate> candidates = make_typical_candidates();
-  candidates.push_back(make_candidate("order:best+overlap", LatencyRank::kOverlap, 500, 4));
-  EXPECT_EQ(choose_candidate(candidates, 1000), 3u);  // pex+inplace fits: 30 calls, no overlap
+  candidates.push_back(make_candidate("order:best+overlap", LatencyRank::kOverlap, 500, 15000));
+  candidates.back().kernel_calls = 4;
+  EXPECT_EQ(choose_candidate(candidates, 1000), 3u);  // pex+inplace fits and is predicted faster
   EXPECT_EQ(choose_candidate(candidates, 999), 4u);   // only the overlap plan fits
   EXPECT_EQ(choose_candidate(candidates, std::nullopt), 4u);  // no budget: the smallest arena
+}
+
+TEST(ChooseCandidate, PredictedInstructionsNotKernelCallsDecide) {
+  // More calls of cheaper kernels beat fewer calls of dearer ones.
+  std::vector<CompileCandidate> c = {make_candidate("ordinary", LatencyRank::kOrdinary, 5000, 10000),
+                                     make_candidate("order:best+inplace", LatencyRank::kInplace, 3000, 10500),
+                                     make_candidate("pex", LatencyRank::kPex, 3000, 10200)};
+  c[2].kernel_calls = 90;
+  EXPECT_EQ(choose_candidate(c, 4000), 2u);
+}
+
+TEST(ChooseCandidate, ACandidateWithoutAPredictionComesAfterEveryPredictedOne) {
+  std::vector<CompileCandidate> c = make_typical_candidates();
+  c[1].predicted_instructions.reset();
+  EXPECT_EQ(choose_candidate(c, 4999), 2u);  // in place, predicted, beats the unpredicted order
+  EXPECT_EQ(choose_candidate(c, 3500), 2u);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ struct CompileOptions {
   TechniqueSet techniques;
   std::string order = "best";        // schedule::find_order_algorithm name
   std::string placement = "best";    // plan::find_placement_algorithm name
+  std::string target = "cortex-m4";  // the cost table (cost::find_cost_table) latency is predicted with
   int accumulator_bits = 32;         // PEX accumulators: 32 (exact), 16 or 8
   // --latency-budget: δ, the predicted latency over ordinary execution's that
   // a motes plan may have (partition::kNoLatencyBudget: the smallest memory).

@@ -106,6 +106,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   report.sram_bytes = options.sram_bytes;
   report.flash_bytes = graph.flash_bytes();
   report.accumulator_bits = options.accumulator_bits;
+  report.target = options.target;
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   auto add = [&report](CompileCandidate candidate) { report.candidates.push_back(std::move(candidate)); };
 

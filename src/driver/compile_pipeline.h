@@ -30,6 +30,7 @@ struct CompileReport {
   int64_t flash_bytes = 0;
   Verification verification;
   int accumulator_bits = 32;
+  std::string target;            // the cost table predicted latencies come from
   std::string emitted_dir;                 // options.emit_dir when C was emitted
   std::vector<std::string> emitted_files;  // relative to emitted_dir
   std::string emitted_prefix;              // C symbol prefix and CMake library target: "tinyfit_kws"

@@ -14,6 +14,7 @@
 #include "plan/segment_call.h"
 #include "plan/segment_closed_form.h"
 #include "support/inverted_bottleneck_nets.h"
+#include "support/overlap_plans.h"
 #include "support/plan_runs.h"
 #include "support/recording_emitter.h"
 
@@ -24,16 +25,8 @@ using conv_test::BottleneckConfig;
 using conv_test::Layer;
 using conv_test::Net;
 
-constexpr int64_t kAlignment = 4;  // plan/placement_input.h kDefaultAlignmentBytes
-
-// Which nodes the one call computes: all nodes of the graph, fused when more
-// than one.
-plan::KernelCall make_graph_call(const ir::Graph& graph) {
-  plan::KernelCall call;
-  call.node = 0;
-  for (size_t n = 1; n < graph.nodes.size(); ++n) call.fused.push_back(static_cast<ir::NodeId>(n));
-  return call;
-}
+using plan::testing::make_whole_graph_call;
+constexpr int64_t kAlignment = plan::testing::kOverlapAlignmentBytes;
 
 struct OverlapRun {
   int64_t offset_bytes = 0;  // output start - input start
@@ -45,33 +38,10 @@ struct OverlapRun {
 // (the chosen offset when `offset` is empty), workspace after both.
 OverlapRun run_overlapped(const ir::Graph& graph, const std::vector<TensorData>& inputs, plan::Traversal traversal,
                           std::optional<int64_t> offset = std::nullopt) {
-  plan::KernelCall call = make_graph_call(graph);
-  const plan::SegmentKernel record = plan::describe_segment_call(graph, call, traversal).value();
+  const plan::Plan plan = plan::testing::make_one_call_overlap_plan(graph, traversal, offset).value();
   OverlapRun run;
-  run.offset_bytes = offset.value_or(plan::choose_overlap_offset(record, plan::compute_overlap_limit(record), kAlignment));
-  const ir::Tensor& x = graph.tensor(graph.inputs[0]);
-  const ir::Tensor& y = graph.tensor(graph.outputs[0]);
-  plan::Plan plan;
-  const int64_t input_at = std::max<int64_t>(0, -run.offset_bytes);
-  plan.buffers.push_back({x.name, plan::BufferRole::kModelInput, x.dtype, record.input_bytes(), kAlignment, input_at});
-  plan.buffers.push_back({y.name, plan::BufferRole::kModelOutput, y.dtype, record.output_bytes(), kAlignment,
-                          input_at + run.offset_bytes});
-  int64_t end = std::max(input_at + record.input_bytes(), input_at + run.offset_bytes + record.output_bytes());
-  if (record.op == plan::SegmentOp::kInvertedBottleneck) {
-    const int64_t workspace =
-        (plan::compute_segment_ring_pixels(record) + 1) * record.mid_channels * record.element_bytes;
-    plan.buffers.push_back({"workspace", plan::BufferRole::kWorkspace, x.dtype, workspace, kAlignment, end});
-    call.workspace = 2;
-    end += workspace;
-  }
-  plan.inputs = {0};
-  plan.outputs = {1};
-  call.inputs = {plan::make_dense_view(0, x.shape)};
-  call.outputs = {plan::make_dense_view(1, y.shape)};
-  call.overlap = plan::DeclaredOverlap{0, traversal, run.offset_bytes};
-  plan.steps.push_back({std::move(call)});
-  plan.arena_bytes = end;
-  run.arena_bytes = end;
+  run.offset_bytes = plan.steps.front().call().overlap->offset_bytes;
+  run.arena_bytes = plan.arena_bytes;
   run.outputs = execute_plan(graph, plan, inputs);
   return run;
 }
@@ -243,7 +213,7 @@ TEST(BindSegment, OneStepPastTheLimitClobbersInputTheKernelStillReads) {
     const std::vector<TensorData> expected = run_reference(net->graph, net->inputs).value();
     for (plan::Traversal traversal : {plan::Traversal::kAscending, plan::Traversal::kDescending}) {
       const plan::SegmentKernel record =
-          plan::describe_segment_call(net->graph, make_graph_call(net->graph), traversal).value();
+          plan::describe_segment_call(net->graph, make_whole_graph_call(net->graph), traversal).value();
       const int64_t limit = *plan::compute_overlap_limit(record).limit_bytes;
       const int64_t past = limit + (traversal == plan::Traversal::kAscending ? 1 : -1);
       const OverlapRun run = run_overlapped(net->graph, net->inputs, traversal, past);
@@ -315,7 +285,7 @@ TEST(BindSegment, EmitsTheCallItRuns) {
   net.set_output(conv_test::add_inverted_bottleneck(net, "block", net.graph.inputs[0], {8, 4, 1, 1, 3, 1, true, true}));
   plan::Plan plan;
   plan.buffers.push_back({"ws", plan::BufferRole::kWorkspace, ir::DType::kI8, 1 << 12, kAlignment, 0});
-  plan::KernelCall call = make_graph_call(net.graph);
+  plan::KernelCall call = make_whole_graph_call(net.graph);
   call.inputs = {plan::make_dense_view(0, {1, 4, 4, 4})};
   call.outputs = {plan::make_dense_view(0, {1, 4, 4, 4})};
   call.workspace = 0;

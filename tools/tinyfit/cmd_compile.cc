@@ -32,6 +32,7 @@ struct CompileCliOptions {
   std::string latency_budget = "1.05";  // driver::CompileOptions::latency_budget says why
   std::string order = "best";
   std::string placement = "best";
+  std::string target = "cortex-m4";
   int accumulator_bits = 32;
   double time_limit_seconds = 60.0;
   bool json = false;
@@ -94,6 +95,7 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   if (cli.sram_bytes >= 0) options.sram_bytes = cli.sram_bytes;
   options.order = cli.order;
   options.placement = cli.placement;
+  options.target = cli.target;
   options.accumulator_bits = cli.accumulator_bits;
   options.execute = !cli.no_verify;
   options.seed = cli.seed;
@@ -150,6 +152,11 @@ CommandAction setup_compile_command(CLI::App& app) {
   app.add_option("--placement", cli->placement,
                  "arena placement: greedy-by-size, greedy-by-conflicts, best-fit, hill-climb, sweep-search, "
                  "exact or best")
+      ->capture_default_str();
+  app.add_option("--target", cli->target,
+                 "the microcontroller (or host) whose measured cost table predicts latency: cortex-m4, "
+                 "cortex-m7 or host")
+      ->check(CLI::IsMember({"cortex-m4", "cortex-m7", "host"}))
       ->capture_default_str();
   app.add_option("--accumulator-bits", cli->accumulator_bits,
                  "PEX accumulator precision: 32 (exact), 16 or 8 (PEX 3.4, not exact)")

@@ -1,8 +1,10 @@
 #include "compile_output.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "plan/placement_input.h"
 #include "support/byte_size.h"
@@ -51,7 +53,18 @@ void print_wrapped(std::ostream& out, const std::vector<std::string>& names) {
 
 std::string why_chosen(const driver::CompileReport& r) {
   if (!r.sram_bytes) return "the smallest arena";
-  return "the least latency overhead within --sram " + format_thousands(*r.sram_bytes) + " bytes";
+  return "the least predicted latency within --sram " + format_thousands(*r.sram_bytes) + " bytes";
+}
+
+// Predicted instructions over the ordinary plan's, when both are predicted.
+std::optional<double> find_predicted_ratio(const driver::CompileReport& r, const driver::CompileCandidate& c) {
+  const auto& base = r.ordinary().predicted_instructions;
+  if (!c.predicted_instructions || !base || *base <= 0) return std::nullopt;
+  return *c.predicted_instructions / *base;
+}
+
+nlohmann::json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
 }
 
 }  // namespace
@@ -68,16 +81,22 @@ void print_compile_text(std::ostream& out, const driver::CompileReport& r, const
   const driver::CompileCandidate& c = r.result();
   out << "model: " << escape_for_display(r.model) << "\n";
   using Align = TextTable::Align;
-  TextTable table({"plan", "status", "peak_bytes", "arena_bytes", "macs", "calls", "loops", "note"},
+  TextTable table({"plan", "status", "peak_bytes", "arena_bytes", "macs", "calls", "loops", "instructions", "x ordinary",
+                   "note"},
                   {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                   Align::kRight, Align::kLeft});
+                   Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (size_t i = 0; i < r.candidates.size(); ++i) {
     const driver::CompileCandidate& k = r.candidates[i];
     auto figure = [&k](int64_t v) { return k.built ? format_thousands(v) : std::string("-"); };
+    const std::optional<double> ratio = find_predicted_ratio(r, k);
     table.add_row({k.name, describe_candidate_status(r, i), figure(k.peak_bytes), figure(k.arena_bytes),
-                   figure(k.macs), figure(k.kernel_calls), k.built ? std::to_string(k.loops) : "-", k.note});
+                   figure(k.macs), figure(k.kernel_calls), k.built ? std::to_string(k.loops) : "-",
+                   k.predicted_instructions ? format_thousands(std::llround(*k.predicted_instructions)) : "-",
+                   ratio ? format_ratio(*ratio) : "-", k.note});
   }
-  out << "candidate plans (bytes of activations; calls = kernel calls per inference):\n";
+  out << "candidate plans (bytes of activations; calls = kernel calls per inference; instructions = predicted "
+         "retired instructions per inference on "
+      << r.target << "):\n";
   table.print(out);
   out << "chosen: " << c.name << " (" << why_chosen(r) << ")\n"
       << "techniques: " << (c.techniques.empty() ? "none (ordinary execution)" : join(c.techniques, ", ")) << "\n"
@@ -87,6 +106,11 @@ void print_compile_text(std::ostream& out, const driver::CompileReport& r, const
       << format_ratio(plan::compute_fragmentation(c.arena_bytes, c.peak_bytes)) << ")\n"
       << "flash_bytes: " << format_thousands(r.flash_bytes) << "\n"
       << "macs: " << format_thousands(c.macs) << " (" << format_ratio(r.macs_ratio()) << " x ordinary)\n"
+      << "predicted instructions (" << r.target << "): "
+      << (c.predicted_instructions ? format_thousands(std::llround(*c.predicted_instructions))
+                                   : std::string("not predicted (the plan's note says why)"));
+  if (const std::optional<double> ratio = find_predicted_ratio(r, c)) out << " (" << format_ratio(*ratio) << " x ordinary)";
+  out << "\n"
       << "kernel calls: " << format_thousands(c.kernel_calls) << ", loops: " << c.loops
       << ", accumulator_bits: " << r.accumulator_bits << "\n"
       << "bottleneck: step " << r.bottleneck.step << ", " << escape_for_display(r.bottleneck.node) << " ("
@@ -140,7 +164,10 @@ nlohmann::json make_compile_json(const driver::CompileReport& r, const std::stri
                    {"macs", k.macs},
                    {"kernel_calls", k.kernel_calls},
                    {"loops", k.loops},
-                   {"placement", k.placement}});
+                   {"placement", k.placement},
+                   {"predicted_instructions", optional_json(k.predicted_instructions)},
+                   {"predicted_ratio", optional_json(find_predicted_ratio(r, k))},
+                   {"unmeasured_kernels", k.unmeasured_kernels}});
     }
     candidates.push_back(item);
   }
@@ -169,6 +196,9 @@ nlohmann::json make_compile_json(const driver::CompileReport& r, const std::stri
           {"candidates", candidates},
           {"placement", c.placement},
           {"kernel_calls", c.kernel_calls},
+          {"target", r.target},
+          {"predicted_instructions", optional_json(c.predicted_instructions)},
+          {"predicted_ratio", optional_json(find_predicted_ratio(r, c))},
           {"loops", c.loops},
           {"accumulator_bits", r.accumulator_bits},
           {"emitted_dir", r.emitted_dir},

@@ -1,0 +1,487 @@
+#include "cost_probes.h"
+
+#include <functional>
+
+#include "checked_model.h"
+#include "exec/add_kernel_workspaces.h"
+#include "exec/plan_work.h"
+#include "plan/plan_memory.h"
+#include "support/kernel_oracle_reduce_move_cases.h"
+#include "support/kernel_oracle_transformer_cases.h"
+#include "support/overlap_plans.h"
+#include "plan/verify_plan.h"
+
+namespace tinyfit::bench {
+namespace {
+
+using ir::DType;
+using ir::OpType;
+using kernel_oracle::OracleCase;
+using kernel_oracle::Random;
+
+constexpr DType kDtypes[] = {DType::kI8, DType::kU8, DType::kF32};
+
+std::string dtype_suffix(DType dtype) { return std::string(ir::dtype_name(dtype)); }
+
+// --- Model-sized one-node graphs -----------------------------------------------
+
+// Extents drawn from what the CI models have (MLPerf Tiny, MCUNet, MobileNetV2):
+// kernels 1, 3, 5, 7 with "same" or no padding, strides 1 and 2, channel
+// counts off and on the kernels' blocks of four.
+// Square windows mostly; one in four is tall and narrow (keyword spotting's
+// 10x4 over a spectrogram) when `rectangular`.
+struct SizedWindow {
+  int64_t rows, cols, kernel_h, kernel_w, stride, pad_top, pad_left, pad_bottom, pad_right;
+  int64_t out_rows() const { return (rows + pad_top + pad_bottom - kernel_h) / stride + 1; }
+  int64_t out_cols() const { return (cols + pad_left + pad_right - kernel_w) / stride + 1; }
+};
+
+SizedWindow random_sized_window(Random& r, int64_t max_extent, bool rectangular) {
+  SizedWindow w{};
+  do {
+    w.rows = r.uniform_int(1, max_extent);
+    w.cols = r.chance(0.7) ? w.rows : r.uniform_int(1, max_extent);
+    w.kernel_h = w.kernel_w = r.pick(std::vector<int64_t>{1, 1, 3, 3, 3, 5, 7});
+    if (rectangular && r.chance(0.25)) {
+      w.kernel_h = r.uniform_int(1, 10);
+      w.kernel_w = r.uniform_int(1, 5);
+    }
+    w.stride = r.pick(std::vector<int64_t>{1, 1, 2});
+    const bool same = r.chance(0.75);
+    w.pad_top = same ? (w.kernel_h - 1) / 2 : 0;
+    w.pad_bottom = same ? w.kernel_h - 1 - w.pad_top : 0;
+    w.pad_left = same ? (w.kernel_w - 1) / 2 : 0;
+    w.pad_right = same ? w.kernel_w - 1 - w.pad_left : 0;
+  } while (w.rows + w.pad_top + w.pad_bottom < w.kernel_h || w.cols + w.pad_left + w.pad_right < w.kernel_w);
+  return w;
+}
+
+int64_t random_channels(Random& r) {
+  return r.pick(std::vector<int64_t>{1, 1, 2, 3, 4, 6, 8, 12, 16, 16, 24, 32, 48, 64, 64, 96});
+}
+
+ir::ConvAttrs conv_attrs(const SizedWindow& w) {
+  ir::ConvAttrs a;
+  a.kernel_h = w.kernel_h;
+  a.kernel_w = w.kernel_w;
+  a.stride_h = a.stride_w = w.stride;
+  a.pad = {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
+  return a;
+}
+
+// Weights, bias and output parameters as a quantizer leaves them.
+void add_conv_node(OracleCase& c, Random& r, DType dtype, OpType op, ir::TensorId x, const ir::Shape& w_shape,
+                   const ir::Shape& y_shape, int64_t out_channels, int64_t taps, ir::OpAttrs attrs) {
+  const int32_t weight_axis = op == OpType::kDepthwiseConv2D ? 3 : 0;
+  ir::TensorId w, b, y;
+  if (dtype == DType::kF32) {
+    w = kernel_oracle::add_constant(c, "w", kernel_oracle::random_tensor(r, dtype, w_shape, -1, 1));
+    b = kernel_oracle::add_constant(c, "b", kernel_oracle::random_tensor(r, dtype, {out_channels}, -1, 1));
+    y = kernel_oracle::add_output(c, "y", dtype, y_shape);
+  } else {
+    const float x_scale = c.graph.tensor(x).quant->scale[0];
+    const float w_scale = r.log_uniform(0.002, 0.02);
+    w = kernel_oracle::add_constant(c, "w", kernel_oracle::random_tensor(r, dtype, w_shape),
+                                    kernel_oracle::random_weight_quant(r, dtype, out_channels, weight_axis, w_scale));
+    b = kernel_oracle::add_constant(
+        c, "b", kernel_oracle::random_tensor(r, DType::kI32, {out_channels}, -3000, 3000));
+    y = kernel_oracle::add_output(
+        c, "y", dtype, y_shape,
+        kernel_oracle::quant_of(dtype, kernel_oracle::conv_output_scale(r, x_scale, w_scale, taps),
+                                dtype == DType::kI8 ? -128 : 0));
+  }
+  const ir::FusedActivation relu6{0.0f, 6.0f};
+  kernel_oracle::set_node(c, op, {x, w, b}, {y}, std::move(attrs), r.chance(0.6) ? relu6 : ir::FusedActivation{});
+}
+
+ir::TensorId add_sized_input(OracleCase& c, Random& r, DType dtype, const ir::Shape& shape) {
+  return kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, shape, -1, 1),
+                                  kernel_oracle::random_quant(r, dtype, 0.01, 0.05));
+}
+
+OracleCase make_sized_conv(Random& r, DType dtype) {
+  OracleCase c;
+  SizedWindow w;
+  int64_t in_channels, out_channels;
+  do {  // at most ~1.5 M MACs: a second of QEMU time
+    w = random_sized_window(r, 24, true);
+    in_channels = random_channels(r);
+    out_channels = random_channels(r);
+  } while (w.out_rows() * w.out_cols() * out_channels * w.kernel_h * w.kernel_w * in_channels > 1500000);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, in_channels});
+  add_conv_node(c, r, dtype, OpType::kConv2D, x, {out_channels, w.kernel_h, w.kernel_w, in_channels},
+                {1, w.out_rows(), w.out_cols(), out_channels}, out_channels, w.kernel_h * w.kernel_w * in_channels,
+                conv_attrs(w));
+  return c;
+}
+
+OracleCase make_sized_depthwise(Random& r, DType dtype) {
+  OracleCase c;
+  const SizedWindow w = random_sized_window(r, 32, false);
+  const int64_t channels = random_channels(r) * (r.chance(0.5) ? 2 : 1);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, channels});
+  add_conv_node(c, r, dtype, OpType::kDepthwiseConv2D, x, {1, w.kernel_h, w.kernel_w, channels},
+                {1, w.out_rows(), w.out_cols(), channels}, channels, w.kernel_h * w.kernel_w, conv_attrs(w));
+  return c;
+}
+
+OracleCase make_sized_fully_connected(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t in_features = r.pick(std::vector<int64_t>{10, 16, 64, 128, 250, 256, 490, 640, 1024});
+  const int64_t out_features = r.pick(std::vector<int64_t>{2, 4, 10, 12, 64, 128, 256});
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, in_features});
+  add_conv_node(c, r, dtype, OpType::kFullyConnected, x, {out_features, in_features}, {1, out_features},
+                out_features, in_features, {});
+  return c;
+}
+
+OracleCase make_sized_pool(Random& r, DType dtype, OpType op) {
+  OracleCase c;
+  SizedWindow w = random_sized_window(r, 24, false);
+  w.cols = w.rows;
+  if (r.chance(0.3)) w = {w.rows, w.rows, w.rows, w.rows, 1, 0, 0, 0, 0};  // global
+  const int64_t channels = random_channels(r);
+  const auto q = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
+  const ir::TensorId x = kernel_oracle::add_input(
+      c, "x", kernel_oracle::random_tensor(r, dtype, {1, w.rows, w.cols, channels}, -1, 1), q);
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, {1, w.out_rows(), w.out_cols(), channels}, q);
+  ir::PoolAttrs a;
+  a.kernel_h = w.kernel_h;
+  a.kernel_w = w.kernel_w;
+  a.stride_h = a.stride_w = w.stride;
+  a.pad = {w.pad_top, w.pad_left, w.pad_bottom, w.pad_right};
+  kernel_oracle::set_node(c, op, {x}, {y}, a);
+  return c;
+}
+
+OracleCase make_sized_add(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t rows = r.uniform_int(1, 24);
+  const ir::Shape shape{1, rows, rows, random_channels(r)};
+  const auto qa = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
+  const auto qb = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
+  const auto qy = kernel_oracle::random_quant(r, dtype, 0.02, 0.08);
+  const ir::TensorId a = kernel_oracle::add_input(c, "a", kernel_oracle::random_tensor(r, dtype, shape, -1, 1), qa);
+  const ir::TensorId b = kernel_oracle::add_input(c, "b", kernel_oracle::random_tensor(r, dtype, shape, -1, 1), qb);
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, shape, qy);
+  kernel_oracle::set_node(c, OpType::kAdd, {a, b}, {y}, {},
+                          r.chance(0.5) ? ir::FusedActivation{0.0f, 6.0f} : ir::FusedActivation{});
+  return c;
+}
+
+// Attention-sized MatMul (BERT-Tiny: tokens 8 to 512, hidden 128, heads of
+// 64): a[heads, M, K] x b[heads, K, N], or b[heads, N, K] as Q x K^T reads it.
+OracleCase make_sized_matmul(Random& r, DType dtype) {
+  OracleCase c;
+  int64_t heads, m, k, n;
+  do {  // at most ~1.5 M MACs, as the sized convolutions
+    heads = r.pick(std::vector<int64_t>{1, 1, 2});
+    m = r.pick(std::vector<int64_t>{1, 8, 16, 32, 64});
+    k = r.pick(std::vector<int64_t>{8, 16, 64, 128, 512});
+    n = r.pick(std::vector<int64_t>{8, 16, 64, 128});
+  } while (heads * m * k * n > 1500000);
+  const bool transpose_b = r.chance(0.5);
+  const auto qa = kernel_oracle::random_quant(r, dtype, 0.005, 0.1);
+  const auto qb = kernel_oracle::random_quant(r, dtype, 0.005, 0.1);
+  const auto qy = qa ? kernel_oracle::quant_of(dtype, kernel_oracle::conv_output_scale(r, qa->scale[0], qb->scale[0], k),
+                                               dtype == DType::kI8 ? 0 : 128)
+                     : std::nullopt;
+  const ir::TensorId a =
+      kernel_oracle::add_input(c, "a", kernel_oracle::random_tensor(r, dtype, {heads, m, k}, -1, 1), qa);
+  const ir::Shape b_shape = transpose_b ? ir::Shape{heads, n, k} : ir::Shape{heads, k, n};
+  const ir::TensorId b = kernel_oracle::add_input(c, "b", kernel_oracle::random_tensor(r, dtype, b_shape, -1, 1), qb);
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, {heads, m, n}, qy);
+  kernel_oracle::set_node(c, OpType::kMatMul, {a, b}, {y}, ir::MatMulAttrs{transpose_b});
+  return c;
+}
+
+// LayerNorm over BERT-sized rows: [1, tokens, hidden].
+OracleCase make_sized_layer_norm(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t tokens = r.pick(std::vector<int64_t>{1, 8, 32, 64, 128});
+  const int64_t hidden = r.pick(std::vector<int64_t>{32, 64, 128, 256});
+  const auto qx = kernel_oracle::random_quant(r, dtype, 0.005, 0.2);
+  const auto qy = kernel_oracle::quant_of(dtype, 7.0f / 127, dtype == DType::kI8 ? 0 : 128);
+  const ir::TensorId x =
+      kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, {1, tokens, hidden}, -3, 3), qx);
+  const ir::TensorId g =
+      kernel_oracle::add_constant(c, "gamma", kernel_oracle::random_tensor(r, DType::kF32, {hidden}, -2, 2));
+  const ir::TensorId b =
+      kernel_oracle::add_constant(c, "beta", kernel_oracle::random_tensor(r, DType::kF32, {hidden}, -1, 1));
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, {1, tokens, hidden}, qy);
+  kernel_oracle::set_node(c, OpType::kLayerNorm, {x, g, b}, {y}, ir::LayerNormAttrs{1e-12f});
+  return c;
+}
+
+// An inverted residual block (MobileNetV2): 1x1 expansion, depthwise 3x3,
+// 1x1 projection [+ the block's input]; its wide middle is what partial
+// execution cuts, and what the fused segment kernel never holds whole.
+OracleCase make_inverted_residual(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t rows = r.uniform_int(3, 16);
+  const int64_t channels = r.pick(std::vector<int64_t>{4, 8, 16});
+  const int64_t expanded = channels * r.pick(std::vector<int64_t>{3, 6});
+  const int64_t stride = r.pick(std::vector<int64_t>{1, 2});
+  const int64_t out_rows = (rows + 2 - 3) / stride + 1;
+  const auto quant = [&](const char*) { return kernel_oracle::random_quant(r, dtype, 0.01, 0.05); };
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, rows, channels});
+  const ir::TensorId e = kernel_oracle::add_tensor(c, "e", dtype, {1, rows, rows, expanded}, quant("e"));
+  const ir::TensorId d = kernel_oracle::add_tensor(c, "d", dtype, {1, out_rows, out_rows, expanded}, quant("d"));
+  auto weights = [&](const std::string& name, const ir::Shape& shape, int64_t out, int32_t axis) {
+    if (dtype == DType::kF32) return kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, dtype, shape, -1, 1));
+    return kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, dtype, shape),
+                                       kernel_oracle::random_weight_quant(r, dtype, out, axis, 0.01f));
+  };
+  auto bias = [&](const std::string& name, int64_t out) {
+    return dtype == DType::kF32
+               ? kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, dtype, {out}, -1, 1))
+               : kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, DType::kI32, {out}, -300, 300));
+  };
+  const ir::FusedActivation relu6{0.0f, 6.0f};
+  ir::ConvAttrs pointwise;
+  ir::ConvAttrs depthwise = conv_attrs({rows, rows, 3, 3, stride, 1, 1, 1, 1});
+  const ir::TensorId w1 = weights("w1", {expanded, 1, 1, channels}, expanded, 0), b1 = bias("b1", expanded);
+  kernel_oracle::set_node(c, OpType::kConv2D, {x, w1, b1}, {e}, pointwise, relu6);
+  const ir::TensorId w2 = weights("w2", {1, 3, 3, expanded}, expanded, 3), b2 = bias("b2", expanded);
+  kernel_oracle::set_node(c, OpType::kDepthwiseConv2D, {e, w2, b2}, {d}, depthwise, relu6);
+  const ir::TensorId w3 = weights("w3", {channels, 1, 1, expanded}, channels, 0), b3 = bias("b3", channels);
+  // MobileNetV2's stride-1 blocks add their input back, half of them here.
+  const bool residual = stride == 1 && r.chance(0.5);
+  const ir::Shape y_shape{1, out_rows, out_rows, channels};
+  const ir::TensorId p = residual ? kernel_oracle::add_tensor(c, "p", dtype, y_shape, quant("p"))
+                                  : kernel_oracle::add_output(c, "y", dtype, y_shape, quant("y"));
+  kernel_oracle::set_node(c, OpType::kConv2D, {d, w3, b3}, {p}, pointwise);
+  if (residual) {
+    const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, y_shape, quant("y"));
+    kernel_oracle::set_node(c, OpType::kAdd, {x, p}, {y});
+  }
+  c.graph.nodes[0].name = "expand";
+  c.graph.nodes[1].name = "depthwise";
+  c.graph.nodes[2].name = "project";
+  return c;
+}
+
+// A pointwise expansion into a classifier ([1,1,1,C] -> 1x1 conv to E -> FC):
+// partial execution runs the classifier by input-channel accumulation.
+OracleCase make_expanded_classifier(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t channels = r.pick(std::vector<int64_t>{8, 16, 32});
+  const int64_t expanded = r.pick(std::vector<int64_t>{256, 512, 1024});
+  const int64_t classes = r.pick(std::vector<int64_t>{2, 10, 12});
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, 1, 1, channels});
+  const ir::TensorId e = kernel_oracle::add_tensor(c, "e", dtype, {1, 1, 1, expanded},
+                                                   kernel_oracle::random_quant(r, dtype, 0.01, 0.05));
+  const bool quantized = dtype != DType::kF32;
+  auto constant = [&](const std::string& name, const ir::Shape& shape, int64_t out) {
+    if (!quantized) return kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, dtype, shape, -1, 1));
+    return kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, dtype, shape),
+                                       kernel_oracle::random_weight_quant(r, dtype, out, 0, 0.01f));
+  };
+  auto bias = [&](const std::string& name, int64_t out) {
+    return kernel_oracle::add_constant(c, name, kernel_oracle::random_tensor(r, quantized ? DType::kI32 : dtype, {out},
+                                                                             quantized ? -300 : -1, quantized ? 300 : 1));
+  };
+  const ir::TensorId w1 = constant("w1", {expanded, 1, 1, channels}, expanded), b1 = bias("b1", expanded);
+  kernel_oracle::set_node(c, OpType::kConv2D, {x, w1, b1}, {e}, ir::ConvAttrs{}, ir::FusedActivation{0.0f, 6.0f});
+  const ir::TensorId w2 = constant("w2", {classes, expanded}, classes), b2 = bias("b2", classes);
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, {1, classes},
+                                                   kernel_oracle::random_quant(r, dtype, 0.05, 0.2));
+  kernel_oracle::set_node(c, OpType::kFullyConnected, {e, w2, b2}, {y});
+  c.graph.nodes[0].name = "expand";
+  c.graph.nodes[1].name = "classifier";
+  return c;
+}
+
+// --- Plans ---------------------------------------------------------------------
+
+// The one call of a one-node ordinary plan repeated over chunks of its
+// output's channels (the last axis) or rows (axis 1), `tile` at a time: the
+// calls partial execution and row partitions make. Channel-wise nodes read
+// the same chunk of their input; others read it whole.
+plan::Plan wrap_in_loop(const ir::Graph& graph, plan::Plan plan, plan::LoopAxis walked, int64_t tile) {
+  plan::KernelCall call = plan.steps.front().call();
+  const bool rows = walked == plan::LoopAxis::kRows;
+  const int axis = rows ? 1 : call.outputs.front().rank() - 1;
+  call.mode = rows ? plan::CallMode::kWhole : plan::CallMode::kChunk;
+  const int64_t extent = call.outputs.front().shape[static_cast<size_t>(axis)];
+  const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
+  const bool channelwise = ir::op_decl(node.op).kind(graph, node) == ir::OpKind::kChannelwise;
+  if (!rows && channelwise) {
+    for (plan::View& in : call.inputs) {
+      if (in.shape == call.outputs.front().shape) in = plan::follow_chunk(in, 0, axis, extent, false);
+    }
+  }
+  call.outputs.front() = plan::follow_chunk(call.outputs.front(), 0, axis, extent, false);
+  plan::Loop loop;
+  loop.name = rows ? "rows" : "channels";
+  loop.axis = walked;
+  loop.extent = extent;
+  loop.tile = tile;
+  loop.body.push_back(plan::Step{std::move(call)});
+  plan.steps.front().what = std::move(loop);
+  return plan;
+}
+
+struct Maker {
+  std::string name;
+  std::string group;
+  std::function<OracleCase(Random&)> make;
+  int count;  // programs per seed
+  bool loops; // also in chunk loops
+};
+
+std::vector<Maker> list_makers() {
+  using namespace kernel_oracle;
+  std::vector<Maker> makers;
+  for (DType t : kDtypes) {
+    const std::string s = "_" + dtype_suffix(t);
+    makers.push_back({"conv" + s, "conv" + s, [t](Random& r) { return make_conv_case(r, t, ConvKind::kConv); }, 3, true});
+    makers.push_back({"dwconv" + s, "conv" + s, [t](Random& r) { return make_conv_case(r, t, ConvKind::kDepthwise); }, 3, true});
+    makers.push_back({"fc" + s, "conv" + s, [t](Random& r) { return make_fully_connected_case(r, t); }, 2, true});
+    makers.push_back({"sized_conv" + s, "conv" + s, [t](Random& r) { return make_sized_conv(r, t); }, 8, true});
+    makers.push_back({"sized_dwconv" + s, "conv" + s, [t](Random& r) { return make_sized_depthwise(r, t); }, 6, true});
+    makers.push_back({"sized_fc" + s, "conv" + s, [t](Random& r) { return make_sized_fully_connected(r, t); }, 3, true});
+    for (OpType op : {OpType::kMaxPool, OpType::kAveragePool}) {
+      const std::string n = std::string(ir::op_type_name(op)) + s;
+      makers.push_back({n, "pool" + s, [t, op](Random& r) { return make_pool_case(r, t, op); }, 2, true});
+      makers.push_back({"sized_" + n, "pool" + s, [t, op](Random& r) { return make_sized_pool(r, t, op); }, 3, true});
+    }
+    makers.push_back({"mean" + s, "pool" + s, [t](Random& r) { return make_mean_case(r, t); }, 3, false});
+    for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul}) {
+      makers.push_back({std::string(ir::op_type_name(op)) + s, "elementwise" + s,
+                        [t, op](Random& r) { return make_binary_case(r, t, op); }, 2, true});
+    }
+    makers.push_back({"sized_add" + s, "elementwise" + s, [t](Random& r) { return make_sized_add(r, t); }, 3, true});
+    makers.push_back({"clip" + s, "elementwise" + s, [t](Random& r) { return make_clip_case(r, t); }, 2, true});
+    for (OpType op : {OpType::kSigmoid, OpType::kSoftmax, OpType::kHardSwish}) {
+      makers.push_back({std::string(ir::op_type_name(op)) + s, "elementwise" + s,
+                        [t, op](Random& r) { return make_unary_case(r, t, op); }, 2, false});
+    }
+    for (auto [name, make] : std::vector<std::pair<std::string, OracleCase (*)(Random&, DType)>>{
+             {"concat", make_concat_case}, {"split", make_split_case}, {"slice", make_slice_case},
+             {"transpose", make_transpose_case}, {"pad", make_pad_case}, {"reshape", make_reshape_case}}) {
+      makers.push_back({name + s, "data_movement", [t, make = make](Random& r) { return make(r, t); }, 3, false});
+    }
+    for (DType out : kDtypes) {
+      if (t == DType::kF32 && out == DType::kF32) continue;
+      makers.push_back({"quantize" + s + "_" + dtype_suffix(out), "elementwise" + s,
+                        [t, out](Random& r) { return make_quantize_case(r, t, out); }, 1, false});
+    }
+    if (t != DType::kF32) {
+      makers.push_back({"dequantize" + s, "elementwise" + s, [t](Random& r) { return make_dequantize_case(r, t); }, 2, false});
+    }
+    makers.push_back({"channel_shuffle" + s, "data_movement", [t](Random& r) { return make_channel_shuffle_case(r, t); }, 2, false});
+    makers.push_back({"resize" + s, "resize" + s, [t](Random& r) { return make_resize_case(r, t); }, 4, false});
+    makers.push_back({"matmul" + s, "transformer" + s, [t](Random& r) { return make_matmul_case(r, t); }, 3, false});
+    makers.push_back({"sized_matmul" + s, "transformer" + s, [t](Random& r) { return make_sized_matmul(r, t); }, 4, false});
+    makers.push_back({"layernorm" + s, "transformer" + s, [t](Random& r) { return make_layer_norm_case(r, t); }, 2, false});
+    makers.push_back({"sized_layernorm" + s, "transformer" + s, [t](Random& r) { return make_sized_layer_norm(r, t); }, 3, false});
+    if (t != DType::kF32) {
+      makers.push_back({"gather" + s, "transformer" + s, [t](Random& r) { return make_gather_case(r, t); }, 2, false});
+    }
+    makers.push_back({"inverted_residual" + s, "chain" + s, [t](Random& r) { return make_inverted_residual(r, t); }, 2, false});
+    makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
+  }
+  makers.push_back({"lrn", "elementwise_f32", [](Random& r) { return make_lrn_case(r); }, 2, false});
+  // The float functions of transformers (quantized, they are tables: tf_x8_lut).
+  makers.push_back({"div_f32", "elementwise_f32", [](Random& r) { return make_binary_case(r, DType::kF32, OpType::kDiv); }, 2, false});
+  for (OpType op : {OpType::kSqrt, OpType::kRsqrt, OpType::kErf, OpType::kGelu}) {
+    makers.push_back({std::string(ir::op_type_name(op)) + "_f32", "elementwise_f32",
+                      [op](Random& r) { return make_float_function_case(r, DType::kF32, op); }, op == OpType::kGelu ? 4 : 2,
+                      false});
+  }
+  return makers;
+}
+
+// A placed, verified plan or why not.
+Result<plan::Plan> place_and_verify(const ir::Graph& graph, plan::Plan plan) {
+  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
+  return plan;
+}
+
+// Whether the one-node graph's operator has an overlap-tolerant (segment)
+// kernel (plan/segment_call.h; a call it cannot serve is skipped and listed).
+bool has_segment_kernel(const ir::Graph& graph) {
+  if (graph.nodes.size() != 1) return false;
+  const OpType op = graph.nodes.front().op;
+  return op == OpType::kConv2D || op == OpType::kDepthwiseConv2D || op == OpType::kFullyConnected;
+}
+
+// The graph as one call with its output over its input at the compiler's
+// offset (vMCU), walked either way.
+Result<plan::Plan> make_overlap_plan(const ir::Graph& graph, Random& r) {
+  const plan::Traversal traversal = r.chance(0.5) ? plan::Traversal::kAscending : plan::Traversal::kDescending;
+  TINYFIT_ASSIGN_OR_RETURN(plan::Plan plan, plan::testing::make_one_call_overlap_plan(graph, traversal));
+  TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
+  return plan;
+}
+
+}  // namespace
+
+std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::vector<std::string>& skipped) {
+  std::vector<ProbeProgram> programs;
+  auto add = [&](const std::string& name, const std::string& group, const ir::Graph& graph,
+                 Result<plan::Plan> plan) {
+    auto skip = [&](const Diag& diag) { skipped.push_back(name + ": " + diag.message.substr(0, diag.message.find('\n'))); };
+    if (!plan) return skip(plan.error());
+    Result<cost::PlanWork> work = exec::count_plan_work(graph, *plan);
+    if (!work) return skip(work.error());
+    programs.push_back({name, group, graph, std::move(*plan), std::move(*work)});
+  };
+  // The plan as built, and again with the workspaces of its calls' fastest
+  // primitives (im2col + GEMM: exec/add_kernel_workspaces.h) when any needs one.
+  auto add_with_workspaces = [&](const std::string& name, const std::string& group, const ir::Graph& graph,
+                                 const Result<plan::Plan>& plan) {
+    add(name, group, graph, plan);
+    if (!plan) return;
+    plan::Plan with_workspaces = *plan;
+    const Result<int> added = exec::add_kernel_workspaces(graph, with_workspaces);
+    if (!added) return add(name + "_workspace", group, graph, tl::unexpected(added.error()));
+    if (*added > 0) add(name + "_workspace", group, graph, place_and_verify(graph, std::move(with_workspaces)));
+  };
+  for (const Maker& maker : list_makers()) {
+    const bool chain = maker.group.starts_with("chain");
+    for (int i = first_seed * maker.count; i < (first_seed + seeds) * maker.count; ++i) {
+      Random r(0x5eed0000u + static_cast<uint64_t>(i) * 7919u + std::hash<std::string>{}(maker.name) % 1000003u);
+      OracleCase c = maker.make(r);
+      const std::string name = maker.name + "/" + std::to_string(i);
+      if (chain) {
+        for (mcu::Technique technique : {mcu::Technique::kPex, mcu::Technique::kInplace}) {
+          add_with_workspaces(name + "_" + std::string(mcu::technique_name(technique)), maker.group, c.graph,
+                              mcu::build_technique_plan(c.graph, technique));
+        }
+        if (maker.name.starts_with("inverted_residual")) {
+          add(name + "_fused_overlap", maker.group, c.graph, make_overlap_plan(c.graph, r));
+        }
+        continue;
+      }
+      Result<plan::Plan> ordinary = mcu::build_technique_plan(c.graph, mcu::Technique::kOrdinary);
+      const bool one_call = ordinary && ordinary->steps.size() == 1 && !ordinary->steps.front().is_loop();
+      add_with_workspaces(name, maker.group, c.graph, ordinary);
+      if (has_segment_kernel(c.graph) && r.chance(0.5)) {
+        add(name + "_overlap", maker.group, c.graph, make_overlap_plan(c.graph, r));
+      }
+      if (!maker.loops || !one_call || c.graph.nodes.size() != 1) continue;
+      const plan::View& out = ordinary->steps.front().call().outputs.front();
+      const int64_t channels = out.shape.back();
+      if (channels > 1) {
+        const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, channels / 2));
+        add_with_workspaces(name + "_channels" + std::to_string(tile), maker.group, c.graph,
+                            place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, tile)));
+      }
+      const ir::Node& node = c.graph.nodes.front();
+      const ir::AxisMap axes = ir::op_decl(node.op).map_axes(c.graph, node);
+      const bool windowed = std::any_of(axes.links.begin(), axes.links.end(),
+                                        [](const ir::AxisLink& l) { return l.role == ir::AxisRole::kWindow; });
+      if (windowed && out.rank() == 4 && out.shape[1] > 1) {
+        const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, out.shape[1] / 2));
+        add_with_workspaces(name + "_rows" + std::to_string(tile), maker.group, c.graph,
+                            place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kRows, tile)));
+      }
+    }
+  }
+  return programs;
+}
+
+}  // namespace tinyfit::bench

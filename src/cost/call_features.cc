@@ -1,0 +1,150 @@
+#include "cost/call_features.h"
+
+#include <algorithm>
+
+namespace tinyfit::cost {
+namespace {
+
+// Taps k in [0, kernel) of the window at output index i that fall inside
+// [0, input_extent): the same arithmetic as the kernels' tap ranges.
+int64_t count_inbound_taps(const ir::Window& w, int64_t i, int64_t input_extent) {
+  const int64_t origin = i * w.stride - w.pad_before;
+  const int64_t first = origin < 0 ? (-origin + w.dilation - 1) / w.dilation : 0;
+  const int64_t end =
+      std::min(w.kernel, input_extent - origin <= 0 ? 0 : (input_extent - origin + w.dilation - 1) / w.dilation);
+  return std::max<int64_t>(0, end - first);
+}
+
+// Over one windowed axis's output range: the sum of in-bounds taps and the
+// outputs whose window is whole.
+struct AxisTaps {
+  int64_t kernel = 1;
+  double inbound = 0;
+  double whole_outputs = 0;
+};
+
+AxisTaps count_axis_taps(const ir::Window& w, ir::Range range, int64_t input_extent) {
+  AxisTaps taps;
+  taps.kernel = w.kernel;
+  for (int64_t i = range.begin; i < range.end; ++i) {
+    const int64_t n = count_inbound_taps(w, i, input_extent);
+    taps.inbound += static_cast<double>(n);
+    taps.whole_outputs += n == w.kernel ? 1 : 0;
+  }
+  return taps;
+}
+
+// Output channels the kernels process together (register blocks of four;
+// SIMD pairs divide it).
+constexpr int64_t kChannelBlock = 4;
+constexpr int64_t kWideBlock = 16;
+
+// Whether the node's output 0 is quantized differently from its input 0.
+bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
+  if (node.inputs.empty() || node.outputs.empty() || !graph.has_input(node, 0)) return false;
+  const ir::Tensor& in = graph.input_tensor(node, 0);
+  const ir::Tensor& out = graph.output_tensor(node, 0);
+  if (!in.quant || !out.quant) return false;
+  return in.quant->scale != out.quant->scale || in.quant->zero_point != out.quant->zero_point;
+}
+
+}  // namespace
+
+std::string_view feature_name(Feature feature) {
+  switch (feature) {
+    case Feature::kCalls: return "calls";
+    case Feature::kLoopCalls: return "loop_calls";
+    case Feature::kRows: return "rows";
+    case Feature::kPixels: return "pixels";
+    case Feature::kElements: return "elements";
+    case Feature::kReadElements: return "read_elements";
+    case Feature::kChannelBlocks: return "channel_blocks";
+    case Feature::kTaps: return "taps";
+    case Feature::kTapRowBlocks: return "tap_row_blocks";
+    case Feature::kTapBlocks: return "tap_blocks";
+    case Feature::kWideBlocks: return "wide_blocks";
+    case Feature::kTapWideBlocks: return "tap_wide_blocks";
+    case Feature::kTapVisits: return "tap_visits";
+    case Feature::kPatchWork: return "patch_work";
+    case Feature::kInboundWork: return "inbound_work";
+    case Feature::kPaddedWork: return "padded_work";
+    case Feature::kBorderTapVisits: return "border_tap_visits";
+    case Feature::kBorderWork: return "border_work";
+    case Feature::kTailWork: return "tail_work";
+    case Feature::kRescaledElements: return "rescaled_elements";
+  }
+  return "?";
+}
+
+FeatureVector compute_call_features(const CallGeometry& call) {
+  FeatureVector f{};
+  at(f, Feature::kCalls) = 1;
+  at(f, Feature::kLoopCalls) = call.in_loop ? 1 : 0;
+  at(f, Feature::kReadElements) = static_cast<double>(call.read_elements);
+  if (call.written.empty()) return f;
+
+  // The written view as a tf_view: rank r padded on the left to n, h, w, c.
+  const auto rank = static_cast<int>(call.written.size());
+  std::array<double, 4> extent{1, 1, 1, 1};
+  for (int a = 0; a < rank && a < 4; ++a) extent[static_cast<size_t>(a + 4 - std::min(rank, 4))] =
+      static_cast<double>(call.written[static_cast<size_t>(a)].size());
+  const double rows = extent[0] * extent[1];
+  const double pixels = rows * extent[2];
+  const double channels = extent[3];
+  at(f, Feature::kRows) = rows;
+  at(f, Feature::kPixels) = pixels;
+  at(f, Feature::kElements) = pixels * channels;
+
+  const auto whole_blocks = static_cast<int64_t>(channels) / kChannelBlock;
+  const double tail_channels = static_cast<double>(static_cast<int64_t>(channels) % kChannelBlock);
+  const double blocks = static_cast<double>(whole_blocks) + tail_channels;
+  at(f, Feature::kChannelBlocks) = pixels * blocks;
+  const double wide_blocks = static_cast<double>((static_cast<int64_t>(channels) + kWideBlock - 1) / kWideBlock);
+  at(f, Feature::kWideBlocks) = pixels * wide_blocks;
+  at(f, Feature::kTapWideBlocks) = pixels * wide_blocks;
+  at(f, Feature::kTaps) = pixels;
+  at(f, Feature::kTapRowBlocks) = pixels * blocks;
+  at(f, Feature::kTapBlocks) = pixels * blocks;
+  at(f, Feature::kTapVisits) = pixels * channels;
+  if (call.node == nullptr) return f;
+
+  // Windows are separable: the taps of a pixel are the product of its taps
+  // along each windowed axis, so sums over pixels factor per axis. The first
+  // windowed axis (rows) is the outer tap loop.
+  double windowed_extent = 1, inbound = 1, whole = 1, kernel_taps = 1, row_taps = 1;
+  bool first_window = true;
+  for (const ir::AxisLink& link : ir::op_decl(call.node->op).map_axes(*call.graph, *call.node).links) {
+    if (link.role != ir::AxisRole::kWindow || link.output_axis >= rank) continue;
+    const ir::Range range = call.written[static_cast<size_t>(link.output_axis)];
+    const int64_t input_extent =
+        call.graph->input_tensor(*call.node, link.input_index).shape.at(static_cast<size_t>(link.input_axis));
+    const AxisTaps taps = count_axis_taps(link.window, range, input_extent);
+    windowed_extent *= static_cast<double>(range.size());
+    inbound *= taps.inbound;
+    whole *= taps.whole_outputs;
+    kernel_taps *= static_cast<double>(taps.kernel);
+    row_taps *= first_window ? taps.inbound : static_cast<double>(range.size());
+    first_window = false;
+  }
+  const double other_pixels = windowed_extent > 0 ? pixels / windowed_extent : 0;
+  const double tap_pixels = other_pixels * inbound;            // sum over pixels of in-bounds taps
+  const double border_taps = tap_pixels - other_pixels * whole * kernel_taps;
+  const double node_elements = static_cast<double>(call.graph->output_tensor(*call.node, 0).num_elements());
+  const double node_work = static_cast<double>(ir::op_decl(call.node->op).count_macs(*call.graph, *call.node));
+  const double work_per_tap = node_elements > 0 ? node_work / (node_elements * kernel_taps) * call.work_share : 0;
+  at(f, Feature::kTaps) = tap_pixels;
+  at(f, Feature::kTapWideBlocks) = tap_pixels * wide_blocks;
+  at(f, Feature::kTapRowBlocks) = other_pixels * row_taps * blocks;
+  at(f, Feature::kTapBlocks) = tap_pixels * blocks;
+  at(f, Feature::kTapVisits) = tap_pixels * channels;
+  at(f, Feature::kPatchWork) = tap_pixels * work_per_tap;
+  at(f, Feature::kInboundWork) = tap_pixels * channels * work_per_tap;
+  at(f, Feature::kPaddedWork) = (pixels * kernel_taps - tap_pixels) * channels * work_per_tap;
+  at(f, Feature::kBorderTapVisits) = border_taps * channels;
+  at(f, Feature::kBorderWork) = border_taps * channels * work_per_tap;
+  at(f, Feature::kTailWork) = tap_pixels * tail_channels * work_per_tap;
+  at(f, Feature::kRescaledElements) = is_rescaled(*call.graph, *call.node) ? pixels * channels : 0;
+  return f;
+}
+
+}  // namespace tinyfit::cost

@@ -1,0 +1,81 @@
+// What the latency model knows about one runtime kernel call: a few counts of
+// the work its loops do, computed from the call's geometry alone (the view it
+// writes, the view it reads, the node's sliding windows from its op
+// declaration). The table (cost_table.h) fits, per kernel, instructions as a
+// non-negative combination of these counts, so a count a kernel does not
+// depend on gets weight 0, and a new kernel needs no new code here.
+//
+// Why these counts: a kernel's instructions are sums, over its loop nests, of
+// trip counts times the loop body's length. The direct kernels loop over
+// output rows, pixels and elements, then over the in-bounds taps of a window,
+// then over the channels of a tap (the "work", MACs for a convolution); a
+// kernel that runs padding taps as zeros (im2col) pays the padded work too;
+// one that recomputes sums at clipped borders pays border work. Kernels
+// block output channels by four (or two: SIMD pairs; sixteen accumulators
+// in the depthwise kernels), so loop overheads are per block and the channels left over run a slower path; and an operator
+// whose output quantization differs from its input's rescales every element
+// (a pool that keeps them copies).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/op_decl.h"
+
+namespace tinyfit::cost {
+
+enum class Feature : int {
+  kCalls = 0,       // 1 per call: argument set-up, the kernel's prologue
+  kLoopCalls,       // 1 per call made inside a loop: its views' chunk arithmetic
+  kRows,            // N x H of the written view (row loops)
+  kPixels,          // N x H x W of the written view
+  kElements,        // elements of the written view
+  kReadElements,    // elements of the first view read
+  kChannelBlocks,   // pixels x channel blocks (C / 4 blocks of four, then C % 4 single channels)
+  kTaps,            // sum over pixels of the window taps in bounds
+  kTapRowBlocks,    // sum over pixels of the window rows in bounds, x channel blocks
+  kTapBlocks,       // sum over pixels of the window taps in bounds, x channel blocks
+  kWideBlocks,      // pixels x ceil(C / 16): a depthwise kernel's accumulator blocks
+  kTapWideBlocks,   // sum over pixels of the window taps in bounds, x ceil(C / 16)
+  kTapVisits,       // sum over written elements of their in-bounds window taps
+  kPatchWork,       // sum over written pixels of in-bounds taps x work per tap (an im2col patch)
+  kInboundWork,     // sum over written elements of in-bounds taps x work per tap (MACs done)
+  kPaddedWork,      // the same over out-of-bounds taps (MACs a padding-blind kernel does)
+  kBorderTapVisits, // kTapVisits of the elements whose window the border clips
+  kBorderWork,      // kInboundWork of those elements
+  kTailWork,        // kInboundWork of the channels left over after blocks of four
+  kRescaledElements,  // written elements whose quantization differs from the input's
+};
+inline constexpr int kFeatureCount = 20;
+
+using FeatureVector = std::array<double, kFeatureCount>;
+
+// "calls", "loop_calls", "rows", ... (the JSON names).
+std::string_view feature_name(Feature feature);
+inline double& at(FeatureVector& v, Feature f) { return v[static_cast<size_t>(f)]; }
+inline double at(const FeatureVector& v, Feature f) { return v[static_cast<size_t>(f)]; }
+
+// One runtime call as the plan makes it.
+struct CallGeometry {
+  const ir::Graph* graph = nullptr;
+  const ir::Node* node = nullptr;  // nullptr: a copy that computes no node
+  // Per axis of the written view, the range of the node's output it covers
+  // (a whole view: [0, extent); a row chunk: the chunk's rows). Empty when the
+  // call writes no view.
+  std::vector<ir::Range> written;
+  int64_t read_elements = 0;
+  // The share of the node's declared work per output element this call does:
+  // 1 for a whole, chunk or row call; the input-channel chunk over all input
+  // channels for an accumulate call; 0 for a finalize or a copy.
+  double work_share = 1.0;
+  bool in_loop = false;
+};
+
+// Requires: graph and node (when set) valid; `written` of the node output's
+// rank when the node has windows.
+FeatureVector compute_call_features(const CallGeometry& call);
+
+}  // namespace tinyfit::cost

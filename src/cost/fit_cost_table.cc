@@ -1,0 +1,94 @@
+#include "cost/fit_cost_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "cost/nnls.h"
+#include "cost/predict.h"
+
+namespace tinyfit::cost {
+namespace {
+
+// Passes of block coordinate descent: the blocks overlap only through the
+// per-call and per-run constants, and the fit settles within a few dozen.
+constexpr int kPasses = 60;
+
+double predict_run(const CostTable& table, const PlanWork& work) {
+  double total = 0;
+  for (size_t i = 0; i < work.run.size(); ++i) total += table.run_coefficients[i] * work.run[i];
+  return total;
+}
+
+// Refits one block: the rows of the probes in `rows`, each divided by its
+// measured instructions (relative error), against what the rest predicts.
+template <size_t N>
+std::array<double, N> refit_block(const CostTable& table, const std::vector<size_t>& rows,
+                                  const std::vector<double>& others,
+                                  const std::function<std::array<double, N>(const Probe&)>& block_features) {
+  std::vector<std::vector<double>> a;
+  std::vector<double> b;
+  for (size_t r : rows) {
+    const Probe& probe = table.probes[r];
+    const std::array<double, N> features = block_features(probe);
+    std::vector<double> row(N);
+    for (size_t j = 0; j < N; ++j) row[j] = features[j] / probe.instructions;
+    a.push_back(std::move(row));
+    b.push_back((probe.instructions - others[r]) / probe.instructions);
+  }
+  const std::vector<double> x = solve_nnls(a, b);
+  std::array<double, N> out{};
+  std::copy(x.begin(), x.end(), out.begin());
+  return out;
+}
+
+}  // namespace
+
+void fit_cost_table(CostTable& table) {
+  table.kernels.clear();
+  table.run_coefficients = {};
+  std::map<std::string, std::vector<size_t>, std::less<>> rows_of_kernel;
+  std::vector<size_t> all_rows;
+  for (size_t r = 0; r < table.probes.size(); ++r) {
+    all_rows.push_back(r);
+    for (const auto& entry : table.probes[r].work.kernels) rows_of_kernel[entry.first].push_back(r);
+  }
+  for (const auto& [kernel, rows] : rows_of_kernel) table.kernels[kernel].probes = static_cast<int>(rows.size());
+
+  // predicted[r] is kept current as blocks change.
+  std::vector<double> predicted(table.probes.size(), 0.0);
+  for (int pass = 0; pass < kPasses; ++pass) {
+    std::vector<double> others(table.probes.size());
+    for (size_t r = 0; r < table.probes.size(); ++r) {
+      others[r] = predicted[r] - predict_run(table, table.probes[r].work);
+    }
+    table.run_coefficients = refit_block<kRunFeatureCount>(
+        table, all_rows, others, [](const Probe& p) { return p.work.run; });
+    for (size_t r = 0; r < table.probes.size(); ++r) predicted[r] = others[r] + predict_run(table, table.probes[r].work);
+
+    for (const auto& [kernel, rows] : rows_of_kernel) {
+      KernelCost& cost = table.kernels[kernel];
+      for (size_t r : rows) {
+        others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+      }
+      cost.coefficients = refit_block<kFeatureCount>(
+          table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
+      for (size_t r : rows) {
+        predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+      }
+    }
+  }
+  for (auto& [kernel, cost] : table.kernels) {
+    double sum_squares = 0, worst = 0;
+    for (size_t r : rows_of_kernel[kernel]) {
+      const double error = std::abs(predicted[r] - table.probes[r].instructions) / table.probes[r].instructions;
+      sum_squares += error * error;
+      worst = std::max(worst, error);
+    }
+    cost.rms_error = std::sqrt(sum_squares / static_cast<double>(cost.probes));
+    cost.max_error = worst;
+  }
+}
+
+}  // namespace tinyfit::cost

@@ -1,0 +1,19 @@
+// Fits a cost table's coefficients to its probes: minimise the probes'
+// squared relative prediction errors with every coefficient >= 0 (a count a
+// kernel does not depend on gets 0 instead of a negative weight that would
+// extrapolate badly). One joint problem over the run counts and every
+// kernel's features, solved by block coordinate descent: each pass solves the
+// run block, then each kernel's block, by NNLS on what the other blocks leave
+// of the probes that use it (a block is at most 11 columns). Deterministic.
+#pragma once
+
+#include "cost/cost_table.h"
+
+namespace tinyfit::cost {
+
+// Requires: table.probes measured (instructions > 0).
+// Guarantees: run_coefficients and kernels (coefficients, probes, errors) set
+// from the probes; kernels no probe calls are absent.
+void fit_cost_table(CostTable& table);
+
+}  // namespace tinyfit::cost

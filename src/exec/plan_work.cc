@@ -1,0 +1,161 @@
+#include "exec/plan_work.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "exec/kernel_call.h"
+#include "plan/plan_walk.h"
+
+namespace tinyfit::exec {
+namespace {
+
+// One runtime call a plan call makes, and the views it reads and writes
+// (indices into KernelCall::inputs / outputs, -1 for none).
+struct RuntimeCall {
+  std::string function;
+  int first_input = -1;
+  int first_output = -1;
+};
+
+// A CallEmitter that writes nothing: it notes each runtime call and which
+// views its arguments name.
+class CallRecorder final : public CallEmitter {
+ public:
+  std::string define_array(std::string_view, std::string_view, std::span<const uint8_t>) override { return "a"; }
+  std::string define_struct(std::string_view, std::string_view,
+                            const std::vector<std::pair<std::string, std::string>>&) override {
+    return "s";
+  }
+  std::string input_view(size_t i) const override { return kInput + std::to_string(i); }
+  std::string output_view(size_t i) const override { return kOutput + std::to_string(i); }
+  std::string workspace() const override { return "w"; }
+  std::string workspace_bytes() const override { return "0"; }
+  std::string chunk_begin() const override { return "0"; }
+  std::string chunk_end() const override { return "0"; }
+  std::string first_iteration() const override { return "1"; }
+  void call(std::string_view, std::string_view function, const std::vector<std::string>& arguments) override {
+    RuntimeCall call{std::string(function)};
+    for (const std::string& argument : arguments) {
+      if (call.first_input < 0 && argument.starts_with(kInput)) {
+        call.first_input = std::stoi(argument.substr(kInput.size()));
+      } else if (call.first_output < 0 && argument.starts_with(kOutput)) {
+        call.first_output = std::stoi(argument.substr(kOutput.size()));
+      }
+    }
+    calls.push_back(std::move(call));
+  }
+
+  std::vector<RuntimeCall> calls;
+
+ private:
+  static inline const std::string kInput = "@input", kOutput = "@output";
+};
+
+Result<std::vector<RuntimeCall>> list_runtime_calls(const ir::Graph& graph, const plan::Plan& plan,
+                                                    const plan::KernelCall& call) {
+  TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedKernel> kernel,
+                           prepare_kernel(KernelCallContext{graph, plan, call}));
+  CallRecorder recorder;
+  TINYFIT_RETURN_IF_ERROR(kernel->emit(recorder));
+  return std::move(recorder.calls);
+}
+
+// The node coordinates a view instance covers: from its origin, its extents.
+std::vector<ir::Range> describe_written_ranges(const plan::ViewInstance& view) {
+  std::vector<ir::Range> ranges;
+  for (int a = 0; a < view.rank(); ++a) {
+    const auto i = static_cast<size_t>(a);
+    ranges.push_back({view.origin[i], view.origin[i] + view.shape[i]});
+  }
+  return ranges;
+}
+
+// The share of the node's per-element work one call does (cost::CallGeometry):
+// an accumulate call does the input channels its input view shows.
+double find_work_share(const ir::Graph& graph, const plan::KernelCall& call, const plan::ViewInstance* input) {
+  switch (call.mode) {
+    case plan::CallMode::kWhole:
+    case plan::CallMode::kChunk: return 1.0;
+    case plan::CallMode::kFinalize:
+    case plan::CallMode::kCopy: return 0.0;
+    case plan::CallMode::kAccumulate: {
+      const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
+      const int64_t channels = graph.input_tensor(node, 0).shape.back();
+      return input != nullptr && channels > 0 ? static_cast<double>(input->shape.back()) / static_cast<double>(channels)
+                                              : 1.0;
+    }
+  }
+  return 1.0;
+}
+
+// A fused call (plan::KernelCall::fused: a segment kernel computing a chain)
+// does each of its nodes' work whole (declared overlaps are never inside a
+// loop), so its features are the sum of its nodes' as whole calls.
+cost::FeatureVector compute_fused_features(const ir::Graph& graph, const plan::KernelCall& call) {
+  std::vector<ir::NodeId> nodes = {call.node};
+  nodes.insert(nodes.end(), call.fused.begin(), call.fused.end());
+  cost::FeatureVector sum{};
+  for (const ir::NodeId id : nodes) {
+    cost::CallGeometry geometry;
+    geometry.graph = &graph;
+    geometry.node = &graph.nodes.at(static_cast<size_t>(id));
+    for (const int64_t extent : graph.output_tensor(*geometry.node, 0).shape) geometry.written.push_back({0, extent});
+    geometry.read_elements = graph.input_tensor(*geometry.node, 0).num_elements();
+    const cost::FeatureVector features = cost::compute_call_features(geometry);
+    for (size_t f = 0; f < sum.size(); ++f) sum[f] += features[f];
+  }
+  return sum;
+}
+
+void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, const std::vector<RuntimeCall>& calls,
+                       std::span<const plan::LoopChunk> nest, cost::PlanWork& work) {
+  for (const RuntimeCall& runtime : calls) {
+    if (!call.fused.empty()) {
+      work.add_call(runtime.function, compute_fused_features(graph, call));
+      continue;
+    }
+    cost::CallGeometry geometry;
+    geometry.graph = &graph;
+    geometry.node = call.node >= 0 ? &graph.nodes.at(static_cast<size_t>(call.node)) : nullptr;
+    geometry.in_loop = !nest.empty();
+    std::optional<plan::ViewInstance> input;
+    if (runtime.first_input >= 0) {
+      input = plan::resolve_view(call.inputs.at(static_cast<size_t>(runtime.first_input)), nest);
+      geometry.read_elements = input->count_elements();
+    }
+    if (runtime.first_output >= 0) {
+      geometry.written =
+          describe_written_ranges(plan::resolve_view(call.outputs.at(static_cast<size_t>(runtime.first_output)), nest));
+    }
+    geometry.work_share = find_work_share(graph, call, input ? &*input : nullptr);
+    work.add_call(runtime.function, cost::compute_call_features(geometry));
+  }
+}
+
+}  // namespace
+
+Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan& plan) {
+  cost::PlanWork work;
+  cost::at(work.run, cost::RunFeature::kRuns) = 1;
+  // Each call is prepared once; its views change per iteration.
+  std::map<const plan::KernelCall*, std::vector<RuntimeCall>> runtime_calls;
+  TINYFIT_RETURN_IF_ERROR(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
+    TINYFIT_ASSIGN_OR_RETURN(runtime_calls[&call], list_runtime_calls(graph, plan, call));
+    return {};
+  }));
+  plan::InstanceVisitor visitor;
+  visitor.call = [&](const plan::KernelCall& call, std::span<const plan::LoopChunk> nest) -> Status {
+    add_runtime_calls(graph, call, runtime_calls.at(&call), nest, work);
+    return {};
+  };
+  visitor.iteration = [&](std::span<const plan::LoopChunk> nest) -> Status {
+    if (nest.back().iteration == 0) cost::at(work.run, cost::RunFeature::kLoops) += 1;
+    cost::at(work.run, cost::RunFeature::kLoopIterations) += 1;
+    return {};
+  };
+  TINYFIT_RETURN_IF_ERROR(plan::walk_call_instances(plan.steps, visitor));
+  return work;
+}
+
+}  // namespace tinyfit::exec
