@@ -1,14 +1,16 @@
 #include "driver/compile_candidate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <utility>
 
 #include "analysis/inplace.h"
-#include "exec/kernel_call.h"
-#include "partition/motes_search.h"
 #include "cost/predict.h"
+#include "driver/select_workspaces.h"
+#include "exec/kernel_call.h"
 #include "exec/plan_work.h"
+#include "partition/motes_search.h"
 #include "plan/build_plan.h"
 #include "plan/lower_motes.h"
 #include "plan/lower_overlap.h"
@@ -43,12 +45,53 @@ Status predict_latency(const ir::Graph& graph, CompileCandidate& candidate, cons
   return {};
 }
 
-// Places the candidate's plan and fills its figures from the placed plan.
-Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, const CompileOptions& options) {
+// Places `plan` and returns the placement (algorithm, arena in plan.arena_bytes).
+Result<plan::Placement> place(plan::Plan& plan, const CompileOptions& options) {
   plan::PlacementOptions placement_options;
   placement_options.deadline = options.deadline;
-  TINYFIT_ASSIGN_OR_RETURN(const plan::Placement placement,
-                           plan::place_plan(candidate.plan, options.placement, placement_options));
+  return plan::place_plan(plan, options.placement, placement_options);
+}
+
+// Gives conv-family calls the workspaces of their fastest primitives
+// (select_workspaces.h) where memory allows: under --sram, the fastest
+// selection whose arena fits the budget; without one, the fastest that keeps
+// the arena the plan already has (speed for free, never more memory). The
+// ILP bounds live bytes, and placement can then need more than the peak, so
+// a selection whose arena overshoots is retried with the budget lowered by
+// the overshoot, a few times, before the plan keeps no workspace.
+Status select_primitives(const ir::Graph& graph, CompileCandidate& candidate, plan::Placement& placement,
+                         const CompileOptions& options) {
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+  TINYFIT_ASSIGN_OR_RETURN(const WorkspaceProblem problem, build_workspace_problem(graph, candidate.plan, *table));
+  if (problem.problem.sites.empty()) return {};
+  const int64_t arena_limit = options.sram_bytes.value_or(candidate.plan.arena_bytes);
+  int64_t peak_budget = arena_limit;
+  constexpr int kAttempts = 4;
+  for (int attempt = 0; attempt < kAttempts && !options.deadline.expired(); ++attempt) {
+    const plan::Selection selection = plan::select_fastest_within(problem.problem, peak_budget, options.deadline);
+    const auto chosen = std::count(selection.choice.begin(), selection.choice.end(), 1);
+    if (!selection.feasible || chosen == 0) return {};
+    TINYFIT_ASSIGN_OR_RETURN(plan::Plan selected,
+                             apply_workspace_selection(graph, candidate.plan, problem, selection));
+    TINYFIT_ASSIGN_OR_RETURN(plan::Placement selected_placement, place(selected, options));
+    if (selected.arena_bytes <= arena_limit) {
+      candidate.plan = std::move(selected);
+      placement = std::move(selected_placement);
+      candidate.note += (candidate.note.empty() ? "" : "; ") + std::to_string(chosen) + " of " +
+                        std::to_string(problem.problem.sites.size()) +
+                        " convolutions given the workspace of a faster primitive";
+      return {};
+    }
+    peak_budget -= selected.arena_bytes - arena_limit;
+  }
+  return {};
+}
+
+// Places the candidate's plan, selects its primitives, and fills its figures
+// from the placed plan.
+Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, const CompileOptions& options) {
+  TINYFIT_ASSIGN_OR_RETURN(plan::Placement placement, place(candidate.plan, options));
+  TINYFIT_RETURN_IF_ERROR(select_primitives(graph, candidate, placement, options));
   candidate.built = true;
   candidate.placement = placement.algorithm;
   candidate.memory = plan::compute_plan_memory(candidate.plan);

@@ -11,8 +11,10 @@ bool is_conv_family(ir::OpType op) {
 }
 
 // Adds the workspace of `call`'s fastest primitive, if it needs one.
-Status add_workspace(const ir::Graph& graph, plan::Plan& plan, plan::KernelCall& call, int& added) {
+Status add_workspace(const ir::Graph& graph, plan::Plan& plan, plan::KernelCall& call,
+                     const std::function<bool(const plan::KernelCall&)>& wanted, int& added) {
   if (call.node < 0 || call.workspace >= 0 || call.inputs.empty() || call.outputs.size() != 1) return {};
+  if (wanted && !wanted(call)) return {};
   const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
   if (!is_conv_family(node.op)) return {};
   const KernelCallContext context{graph, plan, call};
@@ -32,12 +34,13 @@ Status add_workspace(const ir::Graph& graph, plan::Plan& plan, plan::KernelCall&
 }
 
 // Every call of `steps` and of the loops nested in them.
-Status add_workspaces(const ir::Graph& graph, plan::Plan& plan, std::vector<plan::Step>& steps, int& added) {
+Status add_workspaces(const ir::Graph& graph, plan::Plan& plan, std::vector<plan::Step>& steps,
+                      const std::function<bool(const plan::KernelCall&)>& wanted, int& added) {
   for (plan::Step& step : steps) {
     if (auto* call = std::get_if<plan::KernelCall>(&step.what)) {
-      TINYFIT_RETURN_IF_ERROR(add_workspace(graph, plan, *call, added));
+      TINYFIT_RETURN_IF_ERROR(add_workspace(graph, plan, *call, wanted, added));
     } else {
-      TINYFIT_RETURN_IF_ERROR(add_workspaces(graph, plan, std::get<plan::Loop>(step.what).body, added));
+      TINYFIT_RETURN_IF_ERROR(add_workspaces(graph, plan, std::get<plan::Loop>(step.what).body, wanted, added));
     }
   }
   return {};
@@ -45,9 +48,10 @@ Status add_workspaces(const ir::Graph& graph, plan::Plan& plan, std::vector<plan
 
 }  // namespace
 
-Result<int> add_kernel_workspaces(const ir::Graph& graph, plan::Plan& plan) {
+Result<int> add_kernel_workspaces(const ir::Graph& graph, plan::Plan& plan,
+                                  const std::function<bool(const plan::KernelCall&)>& wanted) {
   int added = 0;
-  TINYFIT_RETURN_IF_ERROR(add_workspaces(graph, plan, plan.steps, added));
+  TINYFIT_RETURN_IF_ERROR(add_workspaces(graph, plan, plan.steps, wanted, added));
   return added;
 }
 

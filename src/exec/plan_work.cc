@@ -1,5 +1,6 @@
 #include "exec/plan_work.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -133,11 +134,12 @@ void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, con
   }
 }
 
-}  // namespace
-
-Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan& plan) {
-  cost::PlanWork work;
-  cost::at(work.run, cost::RunFeature::kRuns) = 1;
+// Walks every call instance of the plan with the runtime calls it makes:
+// `add(call, work)` receives each instance's work, `iteration` each loop
+// iteration's nest (as plan::InstanceVisitor::iteration).
+Status walk_runtime_work(const ir::Graph& graph, const plan::Plan& plan,
+                         const std::function<void(const plan::KernelCall&, const cost::PlanWork&)>& add,
+                         const std::function<void(std::span<const plan::LoopChunk>)>& iteration) {
   // Each call is prepared once; its views change per iteration.
   std::map<const plan::KernelCall*, std::vector<RuntimeCall>> runtime_calls;
   TINYFIT_RETURN_IF_ERROR(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
@@ -146,15 +148,38 @@ Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan&
   }));
   plan::InstanceVisitor visitor;
   visitor.call = [&](const plan::KernelCall& call, std::span<const plan::LoopChunk> nest) -> Status {
-    add_runtime_calls(graph, call, runtime_calls.at(&call), nest, work);
+    cost::PlanWork instance;
+    add_runtime_calls(graph, call, runtime_calls.at(&call), nest, instance);
+    add(call, instance);
     return {};
   };
   visitor.iteration = [&](std::span<const plan::LoopChunk> nest) -> Status {
-    if (nest.back().iteration == 0) cost::at(work.run, cost::RunFeature::kLoops) += 1;
-    cost::at(work.run, cost::RunFeature::kLoopIterations) += 1;
+    iteration(nest);
     return {};
   };
-  TINYFIT_RETURN_IF_ERROR(plan::walk_call_instances(plan.steps, visitor));
+  return plan::walk_call_instances(plan.steps, visitor);
+}
+
+}  // namespace
+
+Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan& plan) {
+  cost::PlanWork work;
+  cost::at(work.run, cost::RunFeature::kRuns) = 1;
+  TINYFIT_RETURN_IF_ERROR(walk_runtime_work(
+      graph, plan, [&](const plan::KernelCall&, const cost::PlanWork& instance) { work.add(instance); },
+      [&](std::span<const plan::LoopChunk> nest) {
+        if (nest.back().iteration == 0) cost::at(work.run, cost::RunFeature::kLoops) += 1;
+        cost::at(work.run, cost::RunFeature::kLoopIterations) += 1;
+      }));
+  return work;
+}
+
+Result<std::map<const plan::KernelCall*, cost::PlanWork>> count_call_work(const ir::Graph& graph,
+                                                                          const plan::Plan& plan) {
+  std::map<const plan::KernelCall*, cost::PlanWork> work;
+  TINYFIT_RETURN_IF_ERROR(walk_runtime_work(
+      graph, plan, [&](const plan::KernelCall& call, const cost::PlanWork& instance) { work[&call].add(instance); },
+      [](std::span<const plan::LoopChunk>) {}));
   return work;
 }
 

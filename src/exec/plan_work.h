@@ -9,6 +9,8 @@
 // kernels a call makes.
 #pragma once
 
+#include <map>
+
 #include "cost/plan_work.h"
 #include "ir/graph.h"
 #include "plan/plan.h"
@@ -23,5 +25,11 @@ namespace tinyfit::exec {
 // Guarantees: the same PlanWork for the same plan. A call no kernel or
 // emitter serves fails as prepare_kernel / emit does (exit 2, "not built yet").
 Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan& plan);
+
+// The same work split by plan call (keyed by the KernelCall's address in
+// `plan`; a call in a loop sums its iterations), without the run function's
+// counts: what one call costs, for choices made per call (primitive selection).
+Result<std::map<const plan::KernelCall*, cost::PlanWork>> count_call_work(const ir::Graph& graph,
+                                                                          const plan::Plan& plan);
 
 }  // namespace tinyfit::exec

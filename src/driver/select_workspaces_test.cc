@@ -1,0 +1,148 @@
+// Primitive selection on a plan: the sites, their two predicted choices, the
+// budget the ILP honours, and the chosen plan running bit-exact.
+#include "driver/select_workspaces.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "analysis/buffer_graph.h"
+#include "analysis/memory_profile.h"
+#include "exec/kernel_call.h"
+#include "exec/plan_executor.h"
+#include "exec/reference_interpreter.h"
+#include "ir/verify_graph.h"
+#include "plan/build_plan.h"
+#include "plan/plan_memory.h"
+#include "plan/plan_walk.h"
+#include "plan/verify_plan.h"
+#include "support/conv_test_nets.h"
+
+namespace tinyfit::driver {
+namespace {
+
+constexpr const char* kDirect = "tf_qs8_conv2d_direct";
+constexpr const char* kIm2col = "tf_qs8_conv2d_im2col__dsp";
+
+// Two int8 3x3 convolutions (the fastest primitive of each needs an im2col
+// workspace): 12x12x8 -> 12x12x16 -> 12x12x4.
+exec::conv_test::Net make_two_convs() {
+  exec::conv_test::Net net;
+  exec::conv_test::Layer layer;
+  layer.kernel_h = layer.kernel_w = 3;
+  layer.pad = {1, 1, 1, 1};
+  layer.out_channels = 16;
+  const ir::TensorId a = net.add_layer("conv_a", net.add_input({1, 12, 12, 8}), layer);
+  layer.out_channels = 4;
+  net.set_output(net.add_layer("conv_b", a, layer));
+  EXPECT_TRUE(ir::verify_graph(net.graph).has_value());
+  return net;
+}
+
+plan::Plan build_plan(const ir::Graph& graph) {
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  return plan::build_operator_plan(graph, bg, analysis::given_order(bg));
+}
+
+// A table in which the direct kernel costs 4 instructions per MAC and the
+// im2col one 1 (only the ratio matters to the choice); `with_im2col` false
+// leaves the im2col kernel unmeasured.
+cost::CostTable make_table(bool with_im2col) {
+  cost::CostTable table;
+  table.target = "test";
+  cost::KernelCost direct;
+  cost::at(direct.coefficients, cost::Feature::kInboundWork) = 4.0;
+  table.kernels[kDirect] = direct;
+  if (with_im2col) {
+    cost::KernelCost im2col;
+    cost::at(im2col.coefficients, cost::Feature::kInboundWork) = 1.0;
+    table.kernels[kIm2col] = im2col;
+  }
+  return table;
+}
+
+std::set<std::string> list_kernels(const ir::Graph& graph, const plan::Plan& plan) {
+  std::set<std::string> names;
+  EXPECT_TRUE(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
+    Result<std::unique_ptr<exec::PreparedKernel>> kernel = exec::prepare_kernel({graph, plan, call});
+    names.insert(kernel ? std::string((*kernel)->kernel_name()) : kernel.error().format());
+    return {};
+  }));
+  return names;
+}
+
+TEST(SelectWorkspaces, EachConvolutionIsASiteWithoutAndWithItsWorkspace) {
+  const exec::conv_test::Net net = make_two_convs();
+  const plan::Plan plan = build_plan(net.graph);
+  Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
+  ASSERT_TRUE(problem.has_value()) << problem.error().format();
+  ASSERT_EQ(problem->problem.sites.size(), 2u);
+  EXPECT_EQ(problem->problem.live_bytes, plan::compute_plan_memory(plan).live_bytes);
+  for (const plan::SelectionSite& site : problem->problem.sites) {
+    ASSERT_EQ(site.choices.size(), 2u);
+    EXPECT_EQ(site.choices[0].kernel, kDirect);
+    EXPECT_EQ(site.choices[0].workspace_bytes, 0);
+    EXPECT_EQ(site.choices[1].kernel, kIm2col);
+    EXPECT_GT(site.choices[1].workspace_bytes, 0);
+    // 4 and 1 instructions per MAC (the table above).
+    EXPECT_DOUBLE_EQ(site.choices[0].instructions, 4.0 * site.choices[1].instructions);
+  }
+  // conv_a: 12*12 pixels x 16 outputs x 9 taps x 8 channels, all in bounds but the border's.
+  EXPECT_LT(problem->problem.sites[0].choices[1].instructions, 12.0 * 12 * 16 * 9 * 8);
+  EXPECT_EQ(problem->fixed_instructions, 0.0);  // nothing else runs
+}
+
+TEST(SelectWorkspaces, UnmeasuredKernelsAreNotChoicesAndAreNamed) {
+  const exec::conv_test::Net net = make_two_convs();
+  Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, build_plan(net.graph), make_table(false));
+  ASSERT_TRUE(problem.has_value()) << problem.error().format();
+  EXPECT_TRUE(problem->problem.sites.empty());
+  EXPECT_EQ(problem->unmeasured, std::vector<std::string>{kIm2col});
+}
+
+TEST(SelectWorkspaces, AnUnboundedBudgetGivesEveryCallItsWorkspaceAndTheResultIsExact) {
+  const exec::conv_test::Net net = make_two_convs();
+  const plan::Plan plan = build_plan(net.graph);
+  Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
+  ASSERT_TRUE(problem.has_value());
+  const plan::Selection selection = plan::select_fastest_within(problem->problem, int64_t{1} << 40);
+  ASSERT_TRUE(selection.feasible);
+  EXPECT_EQ(selection.choice, (std::vector<int>{1, 1}));
+  Result<plan::Plan> selected = apply_workspace_selection(net.graph, plan, *problem, selection);
+  ASSERT_TRUE(selected.has_value()) << selected.error().format();
+  EXPECT_EQ(plan::compute_plan_memory(*selected).peak_bytes, selection.peak_bytes);
+  ASSERT_TRUE(plan::place_plan(*selected, "greedy-by-size", {}).has_value());
+  const Status valid = plan::verify_plan(net.graph, *selected);
+  ASSERT_TRUE(valid.has_value()) << valid.error().format();
+  EXPECT_EQ(list_kernels(net.graph, *selected), std::set<std::string>{kIm2col});
+  Result<std::vector<exec::TensorData>> actual = exec::execute_plan(net.graph, *selected, net.inputs);
+  ASSERT_TRUE(actual.has_value()) << actual.error().format();
+  Result<std::vector<exec::TensorData>> expected = exec::run_reference(net.graph, net.inputs);
+  ASSERT_TRUE(expected.has_value());
+  EXPECT_EQ(actual->at(0).bytes, expected->at(0).bytes);
+}
+
+TEST(SelectWorkspaces, ABudgetAtThePeakKeepsTheWorkspaceOffThePeakPosition) {
+  const exec::conv_test::Net net = make_two_convs();
+  const plan::Plan plan = build_plan(net.graph);
+  const plan::PlanMemory memory = plan::compute_plan_memory(plan);
+  Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
+  ASSERT_TRUE(problem.has_value());
+  const plan::Selection selection = plan::select_fastest_within(problem->problem, memory.peak_bytes);
+  ASSERT_TRUE(selection.feasible);
+  EXPECT_LE(selection.peak_bytes, memory.peak_bytes);
+  for (size_t s = 0; s < selection.choice.size(); ++s) {
+    const plan::SelectionSite& site = problem->problem.sites[s];
+    const int64_t room = memory.peak_bytes - memory.live_bytes[static_cast<size_t>(site.position)];
+    // The fastest selection takes a workspace exactly where it fits (sites do not share positions).
+    EXPECT_EQ(selection.choice[s], site.choices[1].workspace_bytes <= room ? 1 : 0) << "site " << s;
+  }
+  Result<plan::Plan> selected = apply_workspace_selection(net.graph, plan, *problem, selection);
+  ASSERT_TRUE(selected.has_value());
+  EXPECT_EQ(plan::compute_plan_memory(*selected).peak_bytes, memory.peak_bytes);
+}
+
+}  // namespace
+}  // namespace tinyfit::driver
