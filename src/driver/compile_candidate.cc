@@ -91,7 +91,7 @@ Status select_primitives(const ir::Graph& graph, CompileCandidate& candidate, pl
 // from the placed plan.
 Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, const CompileOptions& options) {
   TINYFIT_ASSIGN_OR_RETURN(plan::Placement placement, place(candidate.plan, options));
-  TINYFIT_RETURN_IF_ERROR(select_primitives(graph, candidate, placement, options));
+  if (options.select_primitives) TINYFIT_RETURN_IF_ERROR(select_primitives(graph, candidate, placement, options));
   candidate.built = true;
   candidate.placement = placement.algorithm;
   candidate.memory = plan::compute_plan_memory(candidate.plan);

@@ -43,6 +43,9 @@ struct CompileOptions {
   // most 5% more predicted instructions, never a silently slower plan.
   double latency_budget = 1.05;
   bool execute = true;               // run the plan against the reference (false: --no-verify)
+  // Give conv calls the workspaces of faster primitives where memory allows
+  // (select_workspaces.h); false keeps every candidate without them.
+  bool select_primitives = true;
   uint32_t seed = 12345;             // x_0 of the deterministic input (as `tinyfit run`)
   std::string emit_dir;              // non-empty: emit C99 for the chosen plan here
   std::string emit_name;             // C prefix tinyfit_<name>; empty: the model's file stem or zoo name

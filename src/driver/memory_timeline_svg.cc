@@ -21,22 +21,6 @@ constexpr double kBottom = 470;  // x tick labels and the axis title below
 constexpr double kKiB = 1024.0;
 constexpr double kTitleFontSize = 17;
 
-// Labels hold names from model files: control bytes (not even allowed in
-// XML) are escaped first, then XML's own characters.
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  for (char c : escape_for_display(text)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // `value` with `decimals` digits after the point and thousands separators.
 std::string format_fixed(double value, int decimals) {
   char buffer[64];
@@ -221,6 +205,20 @@ double estimate_character_em(std::string_view character) {
 }
 
 }  // namespace
+
+std::string escape_xml(const std::string& text) {
+  std::string out;
+  for (char c : escape_for_display(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 double estimate_bold_text_width(std::string_view text, double font_size) {
   double em = 0;

@@ -59,6 +59,11 @@ double estimate_bold_text_width(std::string_view text, double font_size);
 // character.
 std::string fit_text_to_width(const std::string& text, double width, double font_size);
 
+// Text for an SVG document: names from model files may hold control bytes
+// (not even allowed in XML), so they are escaped first (escape_for_display),
+// then XML's own characters.
+std::string escape_xml(const std::string& text);
+
 // "1,470.0 KiB" style: one decimal from 10 KiB up, two below, thousands
 // separated; below 1 KiB plain bytes ("512 bytes").
 std::string format_kib(int64_t bytes);

@@ -33,7 +33,9 @@ Result<WorkspaceProblem> build_workspace_problem(const ir::Graph& graph, const p
   const plan::PlanMemory memory = plan::compute_plan_memory(plan);
   result.problem.live_bytes = memory.live_bytes;
   TINYFIT_ASSIGN_OR_RETURN(const cost::PlanWork total, exec::count_plan_work(graph, plan));
-  result.fixed_instructions = cost::predict_instructions(table, total).instructions;
+  const cost::Prediction whole = cost::predict_instructions(table, total);
+  result.fixed_instructions = whole.instructions;
+  note_unmeasured(whole, result.unmeasured);
 
   plan::Plan with_workspaces = plan;
   TINYFIT_ASSIGN_OR_RETURN(const int added, exec::add_kernel_workspaces(graph, with_workspaces));

@@ -35,7 +35,9 @@ struct WorkspaceProblem {
   // Instructions of the calls that are not sites (the rest of the plan and
   // the run function), so a selection's total is problem time + this.
   double fixed_instructions = 0.0;
-  std::vector<std::string> unmeasured;  // kernels a choice needed that the table lacks
+  // Kernels the table lacks: a choice's (not offered), or the plan's own
+  // (counted as 0, so fixed_instructions is then a lower bound).
+  std::vector<std::string> unmeasured;
 };
 
 // Requires: `plan` lowered from `graph` (verify_plan holds) with no

@@ -31,6 +31,7 @@ struct Command {
 CommandAction setup_analyze_command(CLI::App& app);
 CommandAction setup_compile_command(CLI::App& app);
 CommandAction setup_info_command(CLI::App& app);
+CommandAction setup_pareto_command(CLI::App& app);
 CommandAction setup_run_command(CLI::App& app);
 CommandAction setup_zoo_command(CLI::App& app);
 

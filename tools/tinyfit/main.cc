@@ -24,6 +24,8 @@ constexpr std::array kCommands = {
             setup_analyze_command},
     Command{"compile", "the best plan under an SRAM budget, verified by running it, optionally as C",
             setup_compile_command},
+    Command{"pareto", "the memory/latency frontier: arena against predicted instructions, per primitive choice",
+            setup_pareto_command},
     Command{"run", "execute a model with the reference interpreter", setup_run_command},
     Command{"zoo", "list the built-in models, or write one as ONNX", setup_zoo_command},
 };
