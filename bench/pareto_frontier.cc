@@ -91,6 +91,11 @@ int run(int argc, char** argv) {
   }
   if (options.models.empty()) options.models = list_default_models();
 
+  Result<const cost::CostTable*> table = cost::find_cost_table("cortex-m4");
+  if (!table) {
+    std::fprintf(stderr, "%s\n", table.error().format().c_str());
+    return 2;
+  }
   bool any_differs = false;
   std::printf("Arena against instructions for one inference on the emulated Cortex-M4, from the fastest "
               "point to the smallest (`tinyfit pareto MODEL`); measured = the point's emitted C run once "
@@ -105,7 +110,7 @@ int run(int argc, char** argv) {
     driver::CompileOptions compile_options;
     compile_options.deadline = Deadline(std::chrono::duration<double>(options.time_limit_seconds));
     const auto start = std::chrono::steady_clock::now();
-    Result<driver::ParetoReport> report = driver::compute_pareto(m->graph, compile_options);
+    Result<driver::ParetoReport> report = driver::compute_pareto(m->graph, compile_options, **table);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!report) {
       std::printf("\n### %s\n\nno frontier: %s\n", model.c_str(), report.error().format().c_str());

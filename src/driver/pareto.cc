@@ -4,7 +4,6 @@
 #include <chrono>
 #include <utility>
 
-#include "cost/cost_table.h"
 #include "driver/compile_pipeline.h"
 #include "driver/select_workspaces.h"
 #include "plan/plan_memory.h"
@@ -66,8 +65,7 @@ std::vector<ParetoPoint> keep_frontier(std::vector<ParetoPoint> points) {
 
 }  // namespace
 
-Result<ParetoReport> compute_pareto(const ir::Graph& graph, CompileOptions options) {
-  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+Result<ParetoReport> compute_pareto(const ir::Graph& graph, CompileOptions options, const cost::CostTable& table) {
   // The bases: every candidate compile builds, without budget and without
   // workspaces (the selection below adds them), not executed or emitted.
   options.sram_bytes.reset();
@@ -82,7 +80,7 @@ Result<ParetoReport> compute_pareto(const ir::Graph& graph, CompileOptions optio
   for (const CompileCandidate& candidate : compiled.candidates) {
     if (!candidate.built) continue;
     ++report.candidates;
-    TINYFIT_RETURN_IF_ERROR(add_base_points(graph, candidate, *table, options, report, points));
+    TINYFIT_RETURN_IF_ERROR(add_base_points(graph, candidate, table, options, report, points));
   }
   report.frontier = keep_frontier(std::move(points));
   return report;

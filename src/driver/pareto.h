@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/cost_table.h"
 #include "driver/compile_options.h"
 #include "ir/graph.h"
 #include "plan/plan.h"
@@ -41,6 +42,8 @@ struct ParetoReport {
 // Requires: as compile_model (graph verified; known order and placement names).
 // Guarantees: every frontier point is a placed, verify_plan-valid plan (not
 // executed: `tinyfit compile --sram <arena>` builds and verifies a point).
-Result<ParetoReport> compute_pareto(const ir::Graph& graph, CompileOptions options);
+// `table` predicts the instructions (cost::find_cost_table(options.target)
+// for the command line).
+Result<ParetoReport> compute_pareto(const ir::Graph& graph, CompileOptions options, const cost::CostTable& table);
 
 }  // namespace tinyfit::driver

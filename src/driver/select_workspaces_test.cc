@@ -18,50 +18,15 @@
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
 #include "plan/verify_plan.h"
-#include "support/conv_test_nets.h"
+#include "support/primitive_selection_cases.h"
 
 namespace tinyfit::driver {
 namespace {
 
-constexpr const char* kDirect = "tf_qs8_conv2d_direct";
-constexpr const char* kIm2col = "tf_qs8_conv2d_im2col__dsp";
-
-// Two int8 3x3 convolutions (the fastest primitive of each needs an im2col
-// workspace): 12x12x8 -> 12x12x16 -> 12x12x4.
-exec::conv_test::Net make_two_convs() {
-  exec::conv_test::Net net;
-  exec::conv_test::Layer layer;
-  layer.kernel_h = layer.kernel_w = 3;
-  layer.pad = {1, 1, 1, 1};
-  layer.out_channels = 16;
-  const ir::TensorId a = net.add_layer("conv_a", net.add_input({1, 12, 12, 8}), layer);
-  layer.out_channels = 4;
-  net.set_output(net.add_layer("conv_b", a, layer));
-  EXPECT_TRUE(ir::verify_graph(net.graph).has_value());
-  return net;
-}
-
-plan::Plan build_plan(const ir::Graph& graph) {
-  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
-  return plan::build_operator_plan(graph, bg, analysis::given_order(bg));
-}
-
-// A table in which the direct kernel costs 4 instructions per MAC and the
-// im2col one 1 (only the ratio matters to the choice); `with_im2col` false
-// leaves the im2col kernel unmeasured.
-cost::CostTable make_table(bool with_im2col) {
-  cost::CostTable table;
-  table.target = "test";
-  cost::KernelCost direct;
-  cost::at(direct.coefficients, cost::Feature::kInboundWork) = 4.0;
-  table.kernels[kDirect] = direct;
-  if (with_im2col) {
-    cost::KernelCost im2col;
-    cost::at(im2col.coefficients, cost::Feature::kInboundWork) = 1.0;
-    table.kernels[kIm2col] = im2col;
-  }
-  return table;
-}
+using exec::selection_test::kDirect;
+using exec::selection_test::kIm2col;
+using exec::selection_test::make_table;
+using exec::selection_test::make_two_convs;
 
 std::set<std::string> list_kernels(const ir::Graph& graph, const plan::Plan& plan) {
   std::set<std::string> names;
@@ -75,7 +40,7 @@ std::set<std::string> list_kernels(const ir::Graph& graph, const plan::Plan& pla
 
 TEST(SelectWorkspaces, EachConvolutionIsASiteWithoutAndWithItsWorkspace) {
   const exec::conv_test::Net net = make_two_convs();
-  const plan::Plan plan = build_plan(net.graph);
+  const plan::Plan plan = exec::selection_test::build_given_plan(net.graph);
   Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
   ASSERT_TRUE(problem.has_value()) << problem.error().format();
   ASSERT_EQ(problem->problem.sites.size(), 2u);
@@ -96,7 +61,8 @@ TEST(SelectWorkspaces, EachConvolutionIsASiteWithoutAndWithItsWorkspace) {
 
 TEST(SelectWorkspaces, UnmeasuredKernelsAreNotChoicesAndAreNamed) {
   const exec::conv_test::Net net = make_two_convs();
-  Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, build_plan(net.graph), make_table(false));
+  Result<WorkspaceProblem> problem =
+      build_workspace_problem(net.graph, exec::selection_test::build_given_plan(net.graph), make_table(false));
   ASSERT_TRUE(problem.has_value()) << problem.error().format();
   EXPECT_TRUE(problem->problem.sites.empty());
   EXPECT_EQ(problem->unmeasured, std::vector<std::string>{kIm2col});
@@ -104,7 +70,7 @@ TEST(SelectWorkspaces, UnmeasuredKernelsAreNotChoicesAndAreNamed) {
 
 TEST(SelectWorkspaces, AnUnboundedBudgetGivesEveryCallItsWorkspaceAndTheResultIsExact) {
   const exec::conv_test::Net net = make_two_convs();
-  const plan::Plan plan = build_plan(net.graph);
+  const plan::Plan plan = exec::selection_test::build_given_plan(net.graph);
   Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
   ASSERT_TRUE(problem.has_value());
   const plan::Selection selection = plan::select_fastest_within(problem->problem, int64_t{1} << 40);
@@ -126,7 +92,7 @@ TEST(SelectWorkspaces, AnUnboundedBudgetGivesEveryCallItsWorkspaceAndTheResultIs
 
 TEST(SelectWorkspaces, ABudgetAtThePeakKeepsTheWorkspaceOffThePeakPosition) {
   const exec::conv_test::Net net = make_two_convs();
-  const plan::Plan plan = build_plan(net.graph);
+  const plan::Plan plan = exec::selection_test::build_given_plan(net.graph);
   const plan::PlanMemory memory = plan::compute_plan_memory(plan);
   Result<WorkspaceProblem> problem = build_workspace_problem(net.graph, plan, make_table(true));
   ASSERT_TRUE(problem.has_value());

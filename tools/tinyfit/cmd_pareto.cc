@@ -83,7 +83,8 @@ Status run_pareto(const ParetoCliOptions& cli) {
   options.target = cli.target;
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
   options.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
-  TINYFIT_ASSIGN_OR_RETURN(const driver::ParetoReport report, driver::compute_pareto(graph, options));
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+  TINYFIT_ASSIGN_OR_RETURN(const driver::ParetoReport report, driver::compute_pareto(graph, options, *table));
   if (!cli.svg_path.empty()) {
     std::ofstream file(cli.svg_path, std::ios::binary);
     file << driver::render_pareto_svg(report);
