@@ -19,10 +19,13 @@ std::string name_kernels(const cost::PlanWork& work) {
   return names;
 }
 
-void note_unmeasured(const cost::Prediction& prediction, std::vector<std::string>& unmeasured) {
-  for (const std::string& kernel : prediction.unmeasured_kernels) {
+// Adds the kernels of `work` the table lacks to `unmeasured`; true when there were none.
+bool note_unmeasured(const cost::CostTable& table, const cost::PlanWork& work, std::vector<std::string>& unmeasured) {
+  const std::vector<std::string> missing = cost::find_unmeasured_kernels(table, work);
+  for (const std::string& kernel : missing) {
     if (std::find(unmeasured.begin(), unmeasured.end(), kernel) == unmeasured.end()) unmeasured.push_back(kernel);
   }
+  return missing.empty();
 }
 
 }  // namespace
@@ -33,9 +36,9 @@ Result<WorkspaceProblem> build_workspace_problem(const ir::Graph& graph, const p
   const plan::PlanMemory memory = plan::compute_plan_memory(plan);
   result.problem.live_bytes = memory.live_bytes;
   TINYFIT_ASSIGN_OR_RETURN(const cost::PlanWork total, exec::count_plan_work(graph, plan));
-  const cost::Prediction whole = cost::predict_instructions(table, total);
-  result.fixed_instructions = whole.instructions;
-  note_unmeasured(whole, result.unmeasured);
+  if (!note_unmeasured(table, total, result.unmeasured)) return result;  // no prediction, so no choice
+  TINYFIT_ASSIGN_OR_RETURN(const double whole, cost::predict_instructions(table, total));
+  result.fixed_instructions = whole;
 
   plan::Plan with_workspaces = plan;
   TINYFIT_ASSIGN_OR_RETURN(const int added, exec::add_kernel_workspaces(graph, with_workspaces));
@@ -49,19 +52,17 @@ Result<WorkspaceProblem> build_workspace_problem(const ir::Graph& graph, const p
     if (without.workspace >= 0 || with.workspace < 0) continue;
     const cost::PlanWork& work0 = work_without.at(&without);
     const cost::PlanWork& work1 = work_with.at(&with);
-    const cost::Prediction time0 = cost::predict_instructions(table, work0);
-    const cost::Prediction time1 = cost::predict_instructions(table, work1);
-    if (!time0.unmeasured_kernels.empty() || !time1.unmeasured_kernels.empty()) {
-      note_unmeasured(time0, result.unmeasured);
-      note_unmeasured(time1, result.unmeasured);
-      continue;
-    }
+    const bool measured0 = note_unmeasured(table, work0, result.unmeasured);
+    const bool measured1 = note_unmeasured(table, work1, result.unmeasured);
+    if (!measured0 || !measured1) continue;
+    TINYFIT_ASSIGN_OR_RETURN(const double time0, cost::predict_instructions(table, work0));
+    TINYFIT_ASSIGN_OR_RETURN(const double time1, cost::predict_instructions(table, work1));
     plan::SelectionSite site;
     site.position = static_cast<int>(position);
-    site.choices.push_back({name_kernels(work0), time0.instructions, 0, 0, 0});
-    site.choices.push_back({name_kernels(work1), time1.instructions,
+    site.choices.push_back({name_kernels(work0), time0, 0, 0, 0});
+    site.choices.push_back({name_kernels(work1), time1,
                             with_workspaces.buffers.at(static_cast<size_t>(with.workspace)).bytes, 0, 0});
-    result.fixed_instructions -= time0.instructions;
+    result.fixed_instructions -= time0;
     result.problem.sites.push_back(std::move(site));
     result.site_positions.push_back(static_cast<int>(position));
   }

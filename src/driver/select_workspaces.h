@@ -36,7 +36,7 @@ struct WorkspaceProblem {
   // the run function), so a selection's total is problem time + this.
   double fixed_instructions = 0.0;
   // Kernels the table lacks: a choice's (not offered), or the plan's own
-  // (counted as 0, so fixed_instructions is then a lower bound).
+  // (then nothing is predicted: no sites, fixed_instructions 0).
   std::vector<std::string> unmeasured;
 };
 
