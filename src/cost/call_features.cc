@@ -1,6 +1,7 @@
 #include "cost/call_features.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tinyfit::cost {
 namespace {
@@ -38,6 +39,9 @@ AxisTaps count_axis_taps(const ir::Window& w, ir::Range range, int64_t input_ext
 // SIMD pairs divide it).
 constexpr int64_t kChannelBlock = 4;
 constexpr int64_t kWideBlock = 16;
+// The im2col GEMM's block: three pixels by two channels by four taps
+// (TF_CONV_IM2COL_PIXELS, two SMLAD lanes of 16 bits, a 32-bit load of int8).
+constexpr double kGemmPixels = 3, kGemmChannels = 2, kGemmTaps = 4;
 
 // Whether the node's output 0 is quantized differently from its input 0.
 bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
@@ -72,6 +76,11 @@ std::string_view feature_name(Feature feature) {
     case Feature::kBorderWork: return "border_work";
     case Feature::kTailWork: return "tail_work";
     case Feature::kRescaledElements: return "rescaled_elements";
+    case Feature::kGemmSteps: return "gemm_steps";
+    case Feature::kPaddedPatch: return "padded_patch";
+    case Feature::kPairs: return "pairs";
+    case Feature::kPairSteps: return "pair_steps";
+    case Feature::kPairTail: return "pair_tail";
   }
   return "?";
 }
@@ -144,6 +153,15 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kBorderWork) = border_taps * channels * work_per_tap;
   at(f, Feature::kTailWork) = tap_pixels * tail_channels * work_per_tap;
   at(f, Feature::kRescaledElements) = is_rescaled(*call.graph, *call.node) ? pixels * channels : 0;
+  const double work_per_element = kernel_taps * work_per_tap;
+  at(f, Feature::kGemmSteps) = std::ceil(pixels / kGemmPixels) * std::ceil(channels / kGemmChannels) *
+                               std::ceil(work_per_element / kGemmTaps);
+  at(f, Feature::kPaddedPatch) = (pixels * kernel_taps - tap_pixels) * work_per_tap;
+  const double pairs = pixels * std::ceil(channels / kGemmChannels);
+  const double whole_steps = std::floor(work_per_element / kGemmTaps);
+  at(f, Feature::kPairs) = pairs;
+  at(f, Feature::kPairSteps) = pairs * whole_steps;
+  at(f, Feature::kPairTail) = pairs * (work_per_element - whole_steps * kGemmTaps);
   return f;
 }
 

@@ -10,7 +10,12 @@
 // output rows, pixels and elements, then over the in-bounds taps of a window,
 // then over the channels of a tap (the "work", MACs for a convolution); a
 // kernel that runs padding taps as zeros (im2col) pays the padded work too;
-// one that recomputes sums at clipped borders pays border work. Kernels
+// one that recomputes sums at clipped borders pays border work. The im2col
+// kernels (tinyfit/kernel_templates/conv2d_im2col_dsp.h) gather three
+// pixels' patches, zeros for padding taps, then step through them four taps
+// at a time for two output channels at once; the dot-product kernels
+// (dot_dsp.h: 1x1 and fully connected) take one pixel, two channels, four
+// inputs at a time and the inputs left over one by one. Kernels
 // block output channels by four (or two: SIMD pairs; sixteen accumulators
 // in the depthwise kernels), so loop overheads are per block and the channels left over run a slower path; and an operator
 // whose output quantization differs from its input's rescales every element
@@ -48,8 +53,13 @@ enum class Feature : int {
   kBorderWork,      // kInboundWork of those elements
   kTailWork,        // kInboundWork of the channels left over after blocks of four
   kRescaledElements,  // written elements whose quantization differs from the input's
+  kGemmSteps,       // ceil(pixels / 3) x ceil(C / 2) x ceil(work per element / 4): an im2col GEMM's steps
+  kPaddedPatch,     // sum over written pixels of out-of-bounds taps x work per tap (an im2col patch's zeros)
+  kPairs,           // pixels x ceil(C / 2): a dot-product kernel's pairs of output channels
+  kPairSteps,       // kPairs x floor(work per element / 4): its steps of four inputs
+  kPairTail,        // kPairs x (work per element mod 4): its inputs left over, one at a time
 };
-inline constexpr int kFeatureCount = 20;
+inline constexpr int kFeatureCount = 25;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 
