@@ -4,10 +4,8 @@
 #include <chrono>
 #include <utility>
 
-#include "cost/predict.h"
 #include "driver/compile_pipeline.h"
 #include "driver/select_workspaces.h"
-#include "exec/plan_work.h"
 #include "plan/plan_memory.h"
 #include "plan/verify_plan.h"
 
@@ -23,8 +21,7 @@ Status add_base_points(const ir::Graph& graph, const CompileCandidate& base, con
       report.unmeasured.push_back(kernel);
     }
   }
-  TINYFIT_ASSIGN_OR_RETURN(const cost::PlanWork work, exec::count_plan_work(graph, base.plan));
-  if (!cost::find_unmeasured_kernels(table, work).empty()) return {};  // no prediction for this base
+  if (!problem.predicted) return {};  // the table lacks a kernel of this base: no figure for it
   std::vector<plan::Selection> selections;
   if (problem.problem.sites.empty()) {
     selections.push_back(plan::evaluate_selection(problem.problem, {}));

@@ -39,6 +39,7 @@ Result<WorkspaceProblem> build_workspace_problem(const ir::Graph& graph, const p
   if (!note_unmeasured(table, total, result.unmeasured)) return result;  // no prediction, so no choice
   TINYFIT_ASSIGN_OR_RETURN(const double whole, cost::predict_instructions(table, total));
   result.fixed_instructions = whole;
+  result.predicted = true;
 
   plan::Plan with_workspaces = plan;
   TINYFIT_ASSIGN_OR_RETURN(const int added, exec::add_kernel_workspaces(graph, with_workspaces));

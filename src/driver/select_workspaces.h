@@ -35,6 +35,7 @@ struct WorkspaceProblem {
   // Instructions of the calls that are not sites (the rest of the plan and
   // the run function), so a selection's total is problem time + this.
   double fixed_instructions = 0.0;
+  bool predicted = false;  // false: the table lacks a kernel of the plan itself (no sites, no figure)
   // Kernels the table lacks: a choice's (not offered), or the plan's own
   // (then nothing is predicted: no sites, fixed_instructions 0).
   std::vector<std::string> unmeasured;
