@@ -23,7 +23,7 @@ namespace {
 
 struct ParetoCliOptions {
   ModelOption model;
-  std::string techniques = "order,inplace,pex";
+  std::string techniques = "order,inplace,pex,motes,overlap";  // as tinyfit compile
   std::string target = "cortex-m4";
   double time_limit_seconds = 60.0;
   bool json = false;
@@ -105,7 +105,7 @@ CommandAction setup_pareto_command(CLI::App& app) {
   auto cli = std::make_shared<ParetoCliOptions>();
   add_model_option(app, cli->model);
   app.add_option("--techniques", cli->techniques,
-                 "comma list of order, inplace, pex (or none): the plans whose primitive choices are traded")
+                 "comma list of order, inplace, pex, motes, overlap (or none): the plans whose primitive choices are traded")
       ->capture_default_str();
   app.add_option("--target", cli->target, "the cost table instructions are predicted with")
       ->check(CLI::IsMember({"cortex-m4", "cortex-m7", "host"}))
