@@ -13,6 +13,7 @@ packages=(
   python3-onnx python3-numpy
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   valgrind  # host instruction counts of emitted C (bench/mcu_latency)
+  libopenmpi-dev openmpi-bin  # the host link of multi-device emitted C (runtime/link/tinyfit_link_mpi.c)
 )
 
 sudo_cmd=()

@@ -1,7 +1,8 @@
 # cmake -DROOT=<runtime dir> -DOUT=<file.cc> -P embed_runtime.cmake
 # Writes list_runtime_sources() with every runtime file as a raw string
 # literal, sorted by path so that the output is reproducible.
-file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/include/*.h ${ROOT}/kernels/*.c)
+file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/include/*.h ${ROOT}/kernels/*.c ${ROOT}/link/*.h
+     ${ROOT}/link/*.c)
 list(APPEND files kernels.def)
 list(SORT files)
 set(body "")

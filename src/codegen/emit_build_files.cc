@@ -48,14 +48,14 @@ std::string emit_readme(const ir::Graph& graph, const plan::Plan& plan, const Mo
       << "target_link_libraries(firmware PRIVATE " << api.prefix << ")\n```\n\n"
       << "Without CMake: compile `model.c` and `runtime/kernels/*.c` (C99) with `runtime/include` on the\n"
       << "include path. No malloc, no stdio.\n\n## Call\n\n```c\n#include \"model.h\"\n\n";
-  for (size_t i = 0; i < api.inputs.size(); ++i) {
-    out << api.input_type << "* in" << i << " = " << api.input_function() << "(" << i << ");  /* "
-        << api.inputs[i].macro << "_BYTES bytes, " << ir::format_shape(api.inputs[i].tensor->shape) << " */\n";
+  for (const ModelIoTensor& t : api.inputs) {
+    out << api.input_type << "* in" << t.index << " = " << api.input_function() << "(" << t.index << ");  /* "
+        << t.macro << "_BYTES bytes, " << ir::format_shape(t.tensor->shape) << " */\n";
   }
   out << "/* ... write the input(s) there ... */\n" << api.invoke_function() << "();\n";
-  for (size_t i = 0; i < api.outputs.size(); ++i) {
-    out << "const " << api.output_type << "* out" << i << " = " << api.output_function() << "(" << i << ");  /* "
-        << api.outputs[i].macro << "_BYTES bytes */\n";
+  for (const ModelIoTensor& t : api.outputs) {
+    out << "const " << api.output_type << "* out" << t.index << " = " << api.output_function() << "(" << t.index
+        << ");  /* " << t.macro << "_BYTES bytes */\n";
   }
   out << "```\n\n"
       << "The inputs and outputs live in the arena: nothing is copied. Write the inputs before every\n"

@@ -6,11 +6,14 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "codegen/c_source.h"
 #include "codegen/emit_build_files.h"
+#include "codegen/link_transfer.h"
 #include "codegen/model_api.h"
 #include "codegen/runtime_sources.h"
 #include "exec/kernel_call.h"
@@ -87,6 +90,24 @@ std::string make_view_code(const plan::Plan& plan, const plan::View& view, const
   return out.str();
 }
 
+// The declaration of a view fixed at compile time (device_steps.h), padded
+// on the left to rank 4 as exec::make_tf_view pads.
+std::string make_static_view_code(const StaticView& view, const std::string& variable) {
+  const size_t rank = view.shape.size();
+  TINYFIT_CHECK(rank <= 4 && view.strides.size() == rank && view.origin.size() == rank)
+      << "static view of rank " << rank;
+  const size_t pad = 4 - rank;
+  std::ostringstream out;
+  out << "tf_view " << variable << " = {arena + " << view.offset_bytes << ", {";
+  for (size_t a = 0; a < 4; ++a) out << (a ? ", " : "") << (a < pad ? 1 : view.shape[a - pad]);
+  out << "}, {";
+  for (size_t a = 0; a < 4; ++a) out << (a ? ", " : "") << (a < pad ? 0 : view.strides[a - pad]);
+  out << "}, {";
+  for (size_t a = 0; a < 4; ++a) out << (a ? ", " : "") << (a < pad ? 0 : view.origin[a - pad]);
+  out << "}};";
+  return out.str();
+}
+
 class ModelEmitter final : public exec::CallEmitter {
  public:
   ModelEmitter(const ir::Graph& graph, const plan::Plan& plan) : graph_(graph), plan_(plan) {}
@@ -120,12 +141,15 @@ class ModelEmitter final : public exec::CallEmitter {
   std::string workspace() const override { return workspace_; }
   std::string workspace_bytes() const override { return workspace_bytes_; }
   std::string chunk_begin() const override {
+    if (fixed_chunk_) return std::to_string(fixed_chunk_->begin);
     return channel_depth_ >= 0 ? chunk_variable(channel_depth_, plan::BoundOf::kChunkBegin) : "0";
   }
   std::string chunk_end() const override {
+    if (fixed_chunk_) return std::to_string(fixed_chunk_->end);
     return channel_depth_ >= 0 ? chunk_variable(channel_depth_, plan::BoundOf::kChunkEnd) : "0";
   }
   std::string first_iteration() const override {
+    if (fixed_chunk_) return fixed_chunk_->begin == 0 ? "1" : "0";
     return channel_depth_ >= 0 ? "(" + chunk_variable(channel_depth_, plan::BoundOf::kChunkBegin) + " == 0)" : "1";
   }
 
@@ -181,7 +205,7 @@ class ModelEmitter final : public exec::CallEmitter {
 
   // Steps in order; a loop as a C for loop around its body (never unrolled),
   // nested loops inside it with their own chunk variables.
-  Status emit_steps(const std::vector<plan::Step>& steps, std::vector<const plan::Loop*>& nest, int top_step) {
+  Status emit_steps(std::span<const plan::Step> steps, std::vector<const plan::Loop*>& nest, int top_step) {
     for (size_t s = 0; s < steps.size(); ++s) {
       const plan::Step& step = steps[s];
       const int step_number = top_step >= 0 ? top_step : static_cast<int>(s);
@@ -206,6 +230,62 @@ class ModelEmitter final : public exec::CallEmitter {
       --indent_;
       emit_line("}");
       loop_depths_ = std::max(loop_depths_, depth + 1);
+    }
+    return {};
+  }
+
+  // A part of an operator (device_steps.h PartCall): its kernel on views
+  // fixed at compile time, the chunk a constant.
+  Status emit_part_call(const PartCall& part, int step_number) {
+    TINYFIT_CHECK(part.kernel != nullptr && part.node >= 0) << "part call without a kernel";
+    const ir::Node& node = graph_.nodes.at(static_cast<size_t>(part.node));
+    emit_line("/* step " + std::to_string(step_number) + ": " + make_c_comment_text(node.name) + " (" +
+              std::string(ir::op_type_name(node.op)) + "), " + make_c_comment_text(part.label) + " */");
+    emit_line("{");
+    ++indent_;
+    std::string outer;
+    std::swap(outer, body_);
+    used_views_.clear();
+    current_hint_ = node.name;
+    channel_depth_ = -1;
+    fixed_chunk_ = part.chunk;
+    workspace_ = "(uint8_t*)0";
+    workspace_bytes_ = "0";
+    const Status emitted = part.kernel->emit(*this);
+    fixed_chunk_.reset();
+    std::string statements;
+    std::swap(statements, body_);
+    body_ = std::move(outer);
+    TINYFIT_RETURN_IF_ERROR(emitted);
+    for (size_t i = 0; i < part.inputs.size(); ++i) {
+      if (used_views_.contains("in" + std::to_string(i))) emit_line(make_static_view_code(part.inputs[i], "in" + std::to_string(i)));
+    }
+    for (size_t i = 0; i < part.outputs.size(); ++i) {
+      if (used_views_.contains("out" + std::to_string(i))) emit_line(make_static_view_code(part.outputs[i], "out" + std::to_string(i)));
+    }
+    body_ += statements;
+    --indent_;
+    emit_line("}");
+    return {};
+  }
+
+  // What a device of several runs (device_steps.h), in order.
+  Status emit_device_steps(const std::vector<DeviceStep>& steps) {
+    std::vector<const plan::Loop*> nest;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const int number = static_cast<int>(s);
+      if (const auto* ref = std::get_if<PlanStepRef>(&steps[s])) {
+        TINYFIT_CHECK(ref->index >= 0 && static_cast<size_t>(ref->index) < plan_.steps.size())
+            << "device step of plan step " << ref->index;
+        TINYFIT_RETURN_IF_ERROR(emit_steps(std::span<const plan::Step>(&plan_.steps[static_cast<size_t>(ref->index)], 1),
+                                           nest, number));
+      } else if (const auto* part = std::get_if<PartCall>(&steps[s])) {
+        TINYFIT_RETURN_IF_ERROR(emit_part_call(*part, number));
+      } else if (const auto* transfer = std::get_if<LinkTransfer>(&steps[s])) {
+        body_ += make_link_transfer_code(*transfer, 2 * indent_);
+      } else {
+        body_ += make_local_copy_code(std::get<LocalCopy>(steps[s]), 2 * indent_);
+      }
     }
     return {};
   }
@@ -261,13 +341,15 @@ class ModelEmitter final : public exec::CallEmitter {
   std::string body_;
   int indent_ = 1;
   int channel_depth_ = -1;  // the innermost channel loop around the current call, or -1
+  std::optional<ir::Range> fixed_chunk_;  // a part call's chunk
   int loop_depths_ = 0;
   bool uses_loop_bound_ = false;
   std::string workspace_, workspace_bytes_, current_hint_;
   int64_t constant_bytes_ = 0;
 };
 
-std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const ModelApi& api) {
+std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const ModelApi& api,
+                        const EmitOptions& options, const EmittedModel& model) {
   const std::string upper = make_macro_name(api.prefix);
   const std::string guard = upper + "_MODEL_H_";
   std::ostringstream out;
@@ -281,8 +363,19 @@ std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const Mo
       << " * " << upper << "_ARENA_BYTES bytes; weights are const (flash). */\n"
       << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n\n"
       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-      << "#define " << upper << "_ARENA_BYTES " << plan.arena_bytes << "\n"
-      << "#define " << upper << "_INPUT_COUNT " << api.inputs.size() << "\n"
+      << "#define " << upper << "_ARENA_BYTES " << plan.arena_bytes << "\n";
+  if (options.device >= 0) {
+    out << "\n/* Device " << options.device << " of " << options.device_count
+        << ": this folder is one device's part of the model. Its invoke\n"
+        << " * exchanges slices with the other devices through tinyfit_link_send and\n"
+        << " * tinyfit_link_recv (tinyfit_link.h), which the firmware implements; every\n"
+        << " * device's invoke runs once per inference. Bytes it sends and receives: */\n"
+        << "#define " << upper << "_DEVICE " << options.device << "\n"
+        << "#define " << upper << "_DEVICE_COUNT " << options.device_count << "\n"
+        << "#define " << upper << "_LINK_SEND_BYTES " << model.link_send_bytes << "\n"
+        << "#define " << upper << "_LINK_RECEIVE_BYTES " << model.link_receive_bytes << "\n\n";
+  }
+  out << "#define " << upper << "_INPUT_COUNT " << api.inputs.size() << "\n"
       << "#define " << upper << "_OUTPUT_COUNT " << api.outputs.size() << "\n\n";
   for (const auto* tensors : {&api.inputs, &api.outputs}) {
     for (const ModelIoTensor& t : *tensors) {
@@ -312,11 +405,15 @@ std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const Mo
       << " * Not reentrant: every call uses the one static arena. */\n"
       << declare_input_function(api) << "\n"
       << declare_output_function(api) << "\n\n"
-      << "/* One inference in the arena; returns 0 (every size was checked when the\n"
-      << " * code was generated). */\n"
+      << (options.device < 0
+              ? "/* One inference in the arena; returns 0 (every size was checked when the\n"
+                " * code was generated). */\n"
+              : "/* This device's part of one inference in the arena; returns 0, or the\n"
+                " * status of a link call that failed (every size was checked when the\n"
+                " * code was generated). */\n")
       << declare_invoke_function(api) << "\n\n"
       << "/* Convenience: copies the inputs from your buffers into the arena, invokes,\n"
-      << " * copies the outputs to your buffers; returns 0. Costs the copies, and your\n"
+      << " * copies the outputs to your buffers; returns what invoke returned. Costs the copies, and your\n"
       << " * buffers' SRAM on top of the arena. */\n"
       << declare_run_function(api) << "\n\n"
       << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
@@ -324,13 +421,14 @@ std::string emit_header(const ir::Graph& graph, const plan::Plan& plan, const Mo
 }
 
 std::string emit_source(const ir::Graph& graph, const plan::Plan& plan, const ModelApi& api,
-                        const ModelEmitter& emitter) {
+                        const ModelEmitter& emitter, const EmitOptions& options) {
   int64_t alignment = 4;
   for (const plan::PlanBuffer& b : plan.buffers) alignment = std::max(alignment, b.alignment);
   const std::string arena = api.prefix + "_arena";
   std::ostringstream out;
   out << "/* " << api.prefix << ": generated by tinyfit from " << describe_source(graph) << ". Do not edit. */\n"
       << "#include \"model.h\"\n\n#include \"tinyfit/runtime.h\"\n";
+  if (options.device >= 0) out << "#include \"tinyfit_link.h\"\n";
   for (const std::string& header : emitter.headers()) out << "#include \"" << header << "\"\n";
   out << "\n/* The activation arena: every plan buffer at its planned offset. */\n"
       << "static uint8_t " << arena << "[" << plan.arena_bytes << "] __attribute__((aligned(" << alignment
@@ -382,7 +480,7 @@ std::vector<EmittedFile> select_runtime_files(const std::set<std::string>& used)
   }
   std::vector<EmittedFile> files;
   for (const RuntimeSource& source : list_runtime_sources()) {
-    if (source.path == "kernels.def") continue;
+    if (source.path == "kernels.def" || source.path.starts_with("link/")) continue;
     const std::string path(source.path);
     if (path.starts_with("kernels/")) {
       const std::string stem = path.substr(8, path.size() - 8 - 2);  // kernels/<stem>.c
@@ -402,12 +500,28 @@ Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan
   // A graph built in code may have no name: "model" keeps the symbols readable.
   const std::string name = !options.name.empty() ? options.name : !graph.name.empty() ? graph.name : "model";
   model.prefix = "tinyfit_" + make_c_identifier(name);
+  if (options.device >= 0) model.prefix += "_device" + std::to_string(options.device);
   model.arena_bytes = plan.arena_bytes;
   const ModelApi api = describe_model_api(graph, plan, model.prefix);
+  for (const ModelIoTensor& t : api.inputs) model.input_indices.push_back(t.index);
+  for (const ModelIoTensor& t : api.outputs) model.output_indices.push_back(t.index);
 
   ModelEmitter emitter(graph, plan);
-  std::vector<const plan::Loop*> nest;
-  TINYFIT_RETURN_IF_ERROR(emitter.emit_steps(plan.steps, nest, -1));
+  if (options.device < 0) {
+    TINYFIT_CHECK(options.device_steps.empty()) << "device steps outside a multi-device model";
+    std::vector<const plan::Loop*> nest;
+    TINYFIT_RETURN_IF_ERROR(emitter.emit_steps(plan.steps, nest, -1));
+  } else {
+    for (const DeviceStep& step : options.device_steps) {
+      const auto* transfer = std::get_if<LinkTransfer>(&step);
+      if (transfer == nullptr) continue;
+      TINYFIT_CHECK(transfer->peer >= 0 && transfer->peer < options.device_count && transfer->peer != options.device)
+          << "link transfer with device " << transfer->peer << " on device " << options.device;
+      (transfer->direction == LinkDirection::kSend ? model.link_send_bytes : model.link_receive_bytes) +=
+          transfer->view.count_bytes();
+    }
+    TINYFIT_RETURN_IF_ERROR(emitter.emit_device_steps(options.device_steps));
+  }
   model.kernels.assign(emitter.kernels().begin(), emitter.kernels().end());
   model.constant_bytes = emitter.constant_bytes();
 
@@ -416,10 +530,17 @@ Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan
   for (const EmittedFile& file : runtime_files) {
     if (file.path.ends_with(".c")) c_sources.push_back(file.path);
   }
-  model.files.push_back({"model.h", emit_header(graph, plan, api)});
-  model.files.push_back({"model.c", emit_source(graph, plan, api, emitter)});
+  model.files.push_back({"model.h", emit_header(graph, plan, api, options, model)});
+  model.files.push_back({"model.c", emit_source(graph, plan, api, emitter, options)});
   model.files.push_back({"README.md", emit_readme(graph, plan, api, model.constant_bytes)});
   model.files.push_back({"CMakeLists.txt", emit_cmake_lists(graph, api, c_sources)});
+  if (options.device >= 0) {
+    // Beside model.h, on the library's public include path: the firmware's
+    // implementation of the link includes it too.
+    for (const RuntimeSource& source : list_runtime_sources()) {
+      if (source.path == "link/tinyfit_link.h") model.files.push_back({"tinyfit_link.h", std::string(source.text)});
+    }
+  }
   for (EmittedFile& file : runtime_files) model.files.push_back(std::move(file));
   return model;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/device_steps.h"
 #include "ir/graph.h"
 #include "plan/plan.h"
 #include "support/diag.h"
@@ -17,6 +18,13 @@ struct EmitOptions {
   // Prefix of every public symbol (tinyfit_<name>_run); empty: from the
   // graph's name.
   std::string name;
+  // One device of a multi-device model (emit_devices.h): its number, the
+  // device count and what it runs (device_steps.h: its plan's steps, parts
+  // of operators, link transfers, local copies), in order. device -1: a
+  // single-device model, whose invoke runs plan.steps.
+  int device = -1;
+  int device_count = 1;
+  std::vector<DeviceStep> device_steps;
 };
 
 struct EmittedFile {
@@ -31,6 +39,10 @@ struct EmittedModel {
   std::vector<std::string> kernels;  // runtime functions called, sorted, unique
   int64_t arena_bytes = 0;
   int64_t constant_bytes = 0;        // bytes of const arrays (weights, parameters) in model.c
+  std::vector<size_t> input_indices;   // the model inputs its API gives (<prefix>_input(i)), by graph index
+  std::vector<size_t> output_indices;  // and outputs: all of them, except on a device of several
+  int64_t link_send_bytes = 0;       // bytes its invoke sends through the link (multi-device)
+  int64_t link_receive_bytes = 0;    // and receives
 };
 
 // What: emits the plan as C99 with a zero-copy API (model_api.h):
@@ -48,6 +60,13 @@ struct EmittedModel {
 // (the same runtime kernels with the same parameters, the inputs and outputs
 // at the offsets of their plan buffers). A kernel that cannot emit yet fails
 // with exit 2.
+// A device of a multi-device model (options.device >= 0): plan.inputs and
+// plan.outputs entries of -1 are model inputs and outputs other devices hold,
+// left out of the API (the others keep their model index: input0 is the
+// model's input 0 wherever it lives); invoke runs options.device_steps and
+// returns the link's status when a transfer fails; model.c includes
+// tinyfit_link.h (written beside model.h) and model.h says what the device
+// sends and receives.
 Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan, const EmitOptions& options);
 
 // Writes every file under `directory` (created if missing). Errors name the path.

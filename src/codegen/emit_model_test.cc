@@ -5,6 +5,7 @@
 //   p = MaxPool 2x2/2 (x)  1x4x4x4 = 64 x 4 = 256 bytes
 //   y = Add(p, p)          1x4x4x4 = 256 bytes (model output)
 #include "codegen/emit_model.h"
+#include "codegen/link_transfer.h"
 
 #include <gtest/gtest.h>
 
@@ -157,6 +158,99 @@ TEST(EmitCModel, ShipsOnlyTheKernelFilesItCalls) {
     EXPECT_NE(std::find(model->kernels.begin(), model->kernels.end(), "tf_" + stem), model->kernels.end())
         << file.path << " is shipped but never called";
   }
+}
+
+TEST(EmitCModel, ASingleDeviceModelShipsNoLinkLayer) {
+  const PlannedGraph planned = make_planned_graph();
+  EMIT_OR_SKIP(model, planned);
+  for (const EmittedFile& file : model->files) {
+    EXPECT_EQ(file.path.find("link"), std::string::npos) << file.path;
+    EXPECT_EQ(file.text.find("tinyfit_link_"), std::string::npos) << file.path;
+  }
+  EXPECT_EQ(model->link_send_bytes + model->link_receive_bytes, 0);
+}
+
+// p (MaxPool's output, buffer of 1x4x4x4 float = 256 bytes) as a transfer.
+LinkTransfer make_transfer_of_p(const plan::Plan& plan, LinkDirection direction) {
+  LinkTransfer transfer;
+  transfer.direction = direction;
+  transfer.peer = 1;
+  transfer.view = make_static_view(plan, plan.steps.at(0).call().outputs.at(0));
+  transfer.label = "'p'";
+  return transfer;
+}
+
+TEST(LinkTransferCode, AWholeDenseViewIsOneCall) {
+  const PlannedGraph planned = make_planned_graph();
+  const LinkTransfer transfer = make_transfer_of_p(planned.plan, LinkDirection::kSend);
+  EXPECT_EQ(transfer.view.count_bytes(), 256);  // 4 x 4 x 4 floats
+  const std::string code = make_link_transfer_code(transfer, 2);
+  EXPECT_EQ(code.find("for ("), std::string::npos) << code;
+  EXPECT_NE(code.find("status = tinyfit_link_send(1, arena + " + std::to_string(transfer.view.offset_bytes) +
+                      ", 256u);"),
+            std::string::npos)
+      << code;
+  EXPECT_NE(code.find("if (status != 0) return status;"), std::string::npos) << code;
+}
+
+TEST(LinkTransferCode, AChannelSliceMovesRunByRunInElementOrder) {
+  const PlannedGraph planned = make_planned_graph();
+  LinkTransfer transfer = make_transfer_of_p(planned.plan, LinkDirection::kReceive);
+  // Channels [1, 3) of p: 2 floats (8 bytes) per pixel, pixels 16 bytes apart,
+  // rows 64 bytes apart; the first run starts 1 float (4 bytes) in.
+  transfer.view.shape = {1, 4, 4, 2};
+  transfer.view.offset_bytes += 4;
+  EXPECT_EQ(transfer.view.count_bytes(), 128);  // 4 x 4 x 2 floats
+  const std::string code = make_link_transfer_code(transfer, 2);
+  const size_t rows = code.find("for (i0 = 0; i0 < 4; ++i0) {");
+  const size_t cols = code.find("for (i1 = 0; i1 < 4; ++i1) {");
+  const std::string call = "status = tinyfit_link_recv(1, arena + " + std::to_string(transfer.view.offset_bytes) +
+                           " + i0 * 64 + i1 * 16, 8u);";
+  ASSERT_NE(rows, std::string::npos) << code;
+  ASSERT_NE(cols, std::string::npos) << code;
+  EXPECT_LT(rows, cols) << "rows outside, columns inside: row-major element order";
+  EXPECT_NE(code.find(call), std::string::npos) << call << " missing from\n" << code;
+}
+
+TEST(LinkTransferCode, ALocalCopyWalksTheRunsBothViewsShare) {
+  // A 4x4x2 float box from a 4x4x4 tensor (8-byte runs, pixels 16 bytes
+  // apart) into a dense 4x4x2 buffer (one 128-byte run): 8-byte runs.
+  LocalCopy copy;
+  copy.from = {0, ir::DType::kF32, {1, 4, 4, 2}, {64, 16, 4, 1}, {0, 0, 0, 2}};
+  copy.to = {256, ir::DType::kF32, {1, 4, 4, 2}, {32, 8, 2, 1}, {0, 0, 0, 2}};
+  copy.label = "'p' channels [2, 4)";
+  const std::string code = make_local_copy_code(copy, 2);
+  EXPECT_NE(code.find("uint8_t* const to = arena + 256 + i0 * 32 + i1 * 8; const uint8_t* const from = arena + 0 + "
+                      "i0 * 64 + i1 * 16; int32_t k; for (k = 0; k < 8; ++k) to[k] = from[k];"),
+            std::string::npos)
+      << code;
+}
+
+TEST(EmitCModel, ADeviceRunsItsStepsInOrderAndReturnsTheLinkStatus) {
+  PlannedGraph planned = make_planned_graph();
+  EmitOptions options;
+  options.device = 0;
+  options.device_count = 2;
+  options.device_steps = {PlanStepRef{0}, make_transfer_of_p(planned.plan, LinkDirection::kSend), PlanStepRef{1}};
+  Result<EmittedModel> model = emit_c_model(planned.graph, planned.plan, options);
+  ASSERT_TRUE(model) << model.error().format();
+  EXPECT_EQ(model->prefix, "tinyfit_g_device0");
+  EXPECT_EQ(model->link_send_bytes, 256);
+  const std::string& source = file_text(*model, "model.c");
+  EXPECT_NE(source.find("#include \"tinyfit_link.h\""), std::string::npos);
+  const std::string invoke = find_function_body(source, "int tinyfit_g_device0_invoke(void)");
+  const size_t pool = invoke.find("/* step 0:"), send = invoke.find("/* link: send 'p' (256 bytes) to device 1 */"),
+               add = invoke.find("/* step 2:");
+  ASSERT_NE(send, std::string::npos) << invoke;
+  EXPECT_LT(pool, send);
+  EXPECT_LT(send, add);
+  const std::string& header = file_text(*model, "model.h");
+  for (const char* line : {"#define TINYFIT_G_DEVICE0_DEVICE 0\n", "#define TINYFIT_G_DEVICE0_DEVICE_COUNT 2\n",
+                           "#define TINYFIT_G_DEVICE0_LINK_SEND_BYTES 256\n",
+                           "#define TINYFIT_G_DEVICE0_LINK_RECEIVE_BYTES 0\n"}) {
+    EXPECT_NE(header.find(line), std::string::npos) << line << " missing from\n" << header;
+  }
+  EXPECT_FALSE(file_text(*model, "tinyfit_link.h").empty()) << "the link interface beside model.h";
 }
 
 }  // namespace

@@ -8,15 +8,15 @@
 namespace tinyfit::codegen {
 namespace {
 
-ModelIoTensor locate(const ir::Graph& graph, const plan::Plan& plan, ir::TensorId tensor_id, plan::BufferId buffer_id,
-                     std::string macro, std::string parameter) {
+ModelIoTensor locate(const ir::Graph& graph, const plan::Plan& plan, size_t index, ir::TensorId tensor_id,
+                     plan::BufferId buffer_id, std::string macro, std::string parameter) {
   const ir::Tensor& tensor = graph.tensor(tensor_id);
   TINYFIT_CHECK(buffer_id >= 0 && static_cast<size_t>(buffer_id) < plan.buffers.size())
       << "model tensor '" << tensor.name << "' has no plan buffer";
   const plan::PlanBuffer& buffer = plan.buffers[static_cast<size_t>(buffer_id)];
   TINYFIT_CHECK(buffer.offset >= 0 && buffer.offset + tensor.size_bytes() <= plan.arena_bytes)
       << "model tensor '" << tensor.name << "' is not inside the arena (offset " << buffer.offset << ")";
-  return {std::move(macro), std::move(parameter), &tensor, buffer.offset};
+  return {index, std::move(macro), std::move(parameter), &tensor, buffer.offset};
 }
 
 // The element type every tensor shares, or "void".
@@ -36,7 +36,7 @@ std::string define_accessor(const std::string& declaration, const std::string& p
   std::ostringstream out;
   out << declaration.substr(0, declaration.size() - 1) << " {\n  switch (index) {\n";
   for (size_t i = 0; i < tensors.size(); ++i) {
-    out << "    case " << i << ": return (" << pointer_type << ")(" << arena_symbol << " + " << tensors[i].arena_offset
+    out << "    case " << tensors[i].index << ": return (" << pointer_type << ")(" << arena_symbol << " + " << tensors[i].arena_offset
         << ");\n";
   }
   out << "    default: return 0;\n  }\n}\n";
@@ -53,11 +53,13 @@ ModelApi describe_model_api(const ir::Graph& graph, const plan::Plan& plan, cons
   api.prefix = prefix;
   const std::string upper = make_macro_name(prefix);
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    api.inputs.push_back(locate(graph, plan, graph.inputs[i], plan.inputs[i], upper + "_INPUT" + std::to_string(i),
+    if (plan.inputs[i] < 0) continue;  // on another device
+    api.inputs.push_back(locate(graph, plan, i, graph.inputs[i], plan.inputs[i], upper + "_INPUT" + std::to_string(i),
                                 "input" + std::to_string(i)));
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
-    api.outputs.push_back(locate(graph, plan, graph.outputs[i], plan.outputs[i],
+    if (plan.outputs[i] < 0) continue;
+    api.outputs.push_back(locate(graph, plan, i, graph.outputs[i], plan.outputs[i],
                                  upper + "_OUTPUT" + std::to_string(i), "output" + std::to_string(i)));
   }
   api.input_type = find_common_type(api.inputs);
@@ -87,7 +89,8 @@ std::string declare_run_function(const ModelApi& api) {
     text += (first ? "" : ", ") + std::string(c_element_type(t.tensor->dtype)) + "* " + t.parameter;
     first = false;
   }
-  return text + ");";
+  // A device that holds no model input or output: (void), not ().
+  return text + (first ? "void);" : ");");
 }
 
 std::string define_api_functions(const ModelApi& api, const std::string& arena_symbol,
@@ -101,21 +104,25 @@ std::string define_api_functions(const ModelApi& api, const std::string& arena_s
   const std::string invoke = declare_invoke_function(api);
   out << invoke.substr(0, invoke.size() - 1) << " {\n" << invoke_body << "  return 0;\n}\n\n";
 
-  // run(): the copying convenience, nothing but the three functions above.
-  out << "static void copy_bytes(uint8_t* dst, const uint8_t* src, int32_t bytes) {\n"
-      << "  int32_t i;\n  for (i = 0; i < bytes; ++i) dst[i] = src[i];\n}\n\n";
+  // run(): the copying convenience, nothing but the three functions above
+  // (copy_bytes only when there is something to copy: an unused static
+  // function is a warning).
+  if (!api.inputs.empty() || !api.outputs.empty()) {
+    out << "static void copy_bytes(uint8_t* dst, const uint8_t* src, int32_t bytes) {\n"
+        << "  int32_t i;\n  for (i = 0; i < bytes; ++i) dst[i] = src[i];\n}\n\n";
+  }
   const std::string run = declare_run_function(api);
-  out << run.substr(0, run.size() - 1) << " {\n";
-  for (size_t i = 0; i < api.inputs.size(); ++i) {
-    out << "  copy_bytes((uint8_t*)" << api.input_function() << "(" << i << "), (const uint8_t*)"
-        << api.inputs[i].parameter << ", " << api.inputs[i].macro << "_BYTES);\n";
+  out << run.substr(0, run.size() - 1) << " {\n  int status;\n";
+  for (const ModelIoTensor& t : api.inputs) {
+    out << "  copy_bytes((uint8_t*)" << api.input_function() << "(" << t.index << "), (const uint8_t*)"
+        << t.parameter << ", " << t.macro << "_BYTES);\n";
   }
-  out << "  (void)" << api.invoke_function() << "();\n";
-  for (size_t i = 0; i < api.outputs.size(); ++i) {
-    out << "  copy_bytes((uint8_t*)" << api.outputs[i].parameter << ", (const uint8_t*)" << api.output_function()
-        << "(" << i << "), " << api.outputs[i].macro << "_BYTES);\n";
+  out << "  status = " << api.invoke_function() << "();\n";
+  for (const ModelIoTensor& t : api.outputs) {
+    out << "  copy_bytes((uint8_t*)" << t.parameter << ", (const uint8_t*)" << api.output_function() << "("
+        << t.index << "), " << t.macro << "_BYTES);\n";
   }
-  out << "  return 0;\n}\n";
+  out << "  return status;\n}\n";
   return out.str();
 }
 

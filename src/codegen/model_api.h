@@ -23,6 +23,7 @@
 namespace tinyfit::codegen {
 
 struct ModelIoTensor {
+  size_t index = 0;            // the model's input / output number: the accessors' index
   std::string macro;           // "TINYFIT_KWS_INPUT0": prefix of its #defines
   std::string parameter;       // "input0": its parameter of run()
   const ir::Tensor* tensor = nullptr;
@@ -47,6 +48,9 @@ struct ModelApi {
 // every model input and output is a whole buffer holding the whole tensor,
 // so the tensor starts at its buffer's offset: an in-place consumer or an
 // alias (Reshape) shares that buffer and that start).
+// A plan of one device of several (codegen/emit_devices.h) may hold only some
+// of them: an entry of -1 in plan.inputs / plan.outputs is left out, and the
+// others keep their graph index (ModelIoTensor::index).
 // Guarantees: ModelApi::inputs/outputs in graph order; offsets inside the arena.
 ModelApi describe_model_api(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix);
 

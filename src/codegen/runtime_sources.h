@@ -9,11 +9,13 @@
 namespace tinyfit::codegen {
 
 struct RuntimeSource {
-  std::string_view path;  // relative to runtime/: "include/tinyfit/runtime.h", "kernels/x8_copy.c"
+  std::string_view path;  // relative to runtime/: "include/tinyfit/runtime.h", "kernels/x8_copy.c",
+                          // "link/tinyfit_link.h"
   std::string_view text;
 };
 
-// Every file of runtime/include and runtime/kernels, plus kernels.def, sorted by path.
+// Every file of runtime/include, runtime/kernels and runtime/link, plus
+// kernels.def, sorted by path.
 std::span<const RuntimeSource> list_runtime_sources();
 
 }  // namespace tinyfit::codegen

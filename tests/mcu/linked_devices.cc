@@ -1,0 +1,289 @@
+#include "linked_devices.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/c_source.h"
+#include "toolchain.h"
+
+namespace tinyfit::mcu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every device's run; QEMU boards of a small model take well under a second.
+constexpr int kRunTimeoutSeconds = 60;
+// The MPS2 boards' 25 MHz peripheral clock / 25 = 1 Mbit/s (QEMU's sockets
+// ignore the rate).
+constexpr int kUartBaudDivisor = 25;
+// The board's RAM region for each device: arena, stack and the link's few words.
+constexpr int64_t kBoardRamBytes = 256 * 1024;
+
+std::string quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// main.c of device `d`: fixed inputs, one invoke, a report of lines
+// "status <n>", "sent <n>", "received <n>", "output<i> <hex>".
+std::string make_device_main(const codegen::EmittedModel& model, int d, int devices,
+                             const std::vector<exec::TensorData>& inputs, LinkKind kind) {
+  const std::string macro = codegen::make_macro_name(model.prefix);
+  std::ostringstream out;
+  out << "/* Device " << d << " of " << devices << " (" << link_kind_name(kind)
+      << " link): fixed inputs, one invoke, a report. */\n";
+  if (kind == LinkKind::kMpi) {
+    out << "#include <stdio.h>\n\n#include \"model.h\"\n#include \"tinyfit_link_mpi.h\"\n\n";
+  } else {
+    out << "#include \"board.h\"\n#include \"model.h\"\n#include \"tinyfit_link_cmsdk_uart.h\"\n\n";
+  }
+  for (size_t i : model.input_indices) {
+    const std::string_view type = codegen::c_element_type(inputs.at(i).dtype);
+    out << "static const " << type << " input" << i << "_data[] = "
+        << codegen::format_array_initializer(type, inputs.at(i).bytes) << ";\n\n";
+  }
+  if (!model.input_indices.empty()) {
+    out << "static void copy_bytes(uint8_t* dst, const uint8_t* src, uint32_t bytes) {\n"
+        << "  uint32_t i;\n  for (i = 0; i < bytes; ++i) dst[i] = src[i];\n}\n\n";
+  }
+  if (kind == LinkKind::kMpi) {
+    if (!model.output_indices.empty()) {
+      out << "static void print_hex(const char* label, const void* data, uint32_t bytes) {\n"
+          << "  const uint8_t* p = (const uint8_t*)data;\n  uint32_t i;\n"
+          << "  printf(\"device " << d << " %s \", label);\n"
+          << "  for (i = 0; i < bytes; ++i) printf(\"%02x\", (unsigned)p[i]);\n  printf(\"\\n\");\n}\n\n";
+    }
+    out << "int main(int argc, char** argv) {\n  int status;\n"
+        << "  if (tinyfit_link_mpi_open(&argc, &argv, " << devices << ") != " << d << ") {\n"
+        << "    fprintf(stderr, \"device " << d << ": not MPI rank " << d << "\\n\");\n    return 3;\n  }\n";
+  } else {
+    out << "int main(void) {\n  int status;\n"
+        << "  if (tinyfit_link_uart_open(" << d << ", " << devices << ", " << kUartBaudDivisor
+        << "u) != 0) return 3;\n";
+  }
+  for (size_t i : model.input_indices) {
+    out << "  copy_bytes((uint8_t*)" << model.prefix << "_input(" << i << "), (const uint8_t*)input" << i
+        << "_data, sizeof input" << i << "_data);\n";
+  }
+  out << "  status = " << model.prefix << "_invoke();\n";
+  if (kind == LinkKind::kMpi) {
+    out << "  printf(\"device " << d << " status %d\\n\", status);\n"
+        << "  printf(\"device " << d << " sent %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_sent());\n"
+        << "  printf(\"device " << d
+        << " received %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_received());\n";
+    for (size_t i : model.output_indices) {
+      out << "  print_hex(\"output" << i << "\", " << model.prefix << "_output(" << i << "), " << macro << "_OUTPUT"
+          << i << "_BYTES);\n";
+    }
+    out << "  fflush(stdout);\n  tinyfit_link_mpi_close();\n";
+  } else {
+    out << "  board_write(\"status \");\n  board_write_u64((uint64_t)(uint32_t)status);\n"
+        << "  board_write(\"sent \");\n  board_write_u64(tinyfit_link_uart_bytes_sent());\n"
+        << "  board_write(\"received \");\n  board_write_u64(tinyfit_link_uart_bytes_received());\n";
+    for (size_t i : model.output_indices) {
+      out << "  board_write(\"output" << i << " \");\n  board_write_hex(" << model.prefix << "_output(" << i
+          << "), " << macro << "_OUTPUT" << i << "_BYTES);\n";
+    }
+  }
+  out << "  return status;\n}\n";
+  return out.str();
+}
+
+std::optional<std::vector<uint8_t>> parse_hex(const std::string& hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::vector<uint8_t> bytes;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int high = std::isxdigit(static_cast<unsigned char>(hex[i])) ? std::stoi(hex.substr(i, 1), nullptr, 16) : -1;
+    const int low =
+        std::isxdigit(static_cast<unsigned char>(hex[i + 1])) ? std::stoi(hex.substr(i + 1, 1), nullptr, 16) : -1;
+    if (high < 0 || low < 0) return std::nullopt;
+    bytes.push_back(static_cast<uint8_t>(high * 16 + low));
+  }
+  return bytes;
+}
+
+// One device's report lines ("key value"), already stripped of any prefix.
+Status parse_device_line(const std::string& key, const std::string& value, DeviceRunReport& report) {
+  if (key == "status") {
+    report.status = std::stoi(value);
+  } else if (key == "sent") {
+    report.bytes_sent = std::stoull(value);
+  } else if (key == "received") {
+    report.bytes_received = std::stoull(value);
+  } else if (key.starts_with("output")) {
+    std::optional<std::vector<uint8_t>> bytes = parse_hex(value);
+    if (!bytes) return fail("unreadable output line: " + key + " " + value);
+    report.outputs[std::stoul(key.substr(6))] = std::move(*bytes);
+  }
+  return {};
+}
+
+// The device folders, main.c each, and the link implementation's files.
+Result<std::vector<std::string>> write_device_programs(const codegen::EmittedDevices& emitted,
+                                                       const std::vector<exec::TensorData>& inputs,
+                                                       const fs::path& root, LinkKind kind) {
+  TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_devices(emitted, root.string()));
+  const int devices = static_cast<int>(emitted.devices.size());
+  std::vector<std::string> programs;
+  const std::string link_source =
+      (root / "link" / (kind == LinkKind::kMpi ? "tinyfit_link_mpi.c" : "tinyfit_link_cmsdk_uart.c")).string();
+  for (int d = 0; d < devices; ++d) {
+    const codegen::EmittedModel& model = emitted.devices[static_cast<size_t>(d)];
+    const fs::path dir = root / codegen::device_folder(d);
+    std::ofstream(dir / "main.c", std::ios::binary) << make_device_main(model, d, devices, inputs, kind);
+    std::vector<std::string> sources = {(dir / "main.c").string(), link_source};
+    for (const codegen::EmittedFile& file : model.files) {
+      if (file.path.ends_with(".c")) sources.push_back((dir / file.path).string());
+    }
+    const std::vector<std::string> includes = {dir.string(), (dir / "runtime" / "include").string(),
+                                               (root / "link").string()};
+    const std::string program = (dir / (kind == LinkKind::kMpi ? "program" : "program.elf")).string();
+    CommandResult built;
+    if (kind == LinkKind::kMpi) {
+      std::string command = quote(TINYFIT_MPICC) + " -std=c99 -O2 -Wall -Wextra -Werror -o " + quote(program);
+      for (const std::string& include : includes) command += " -I" + quote(include);
+      for (const std::string& source : sources) command += " " + quote(source);
+      built = run_command(command + " -lm");
+    } else {
+      built = build_program({Target::kCortexM4, sources, includes, program, kBoardRamBytes});
+    }
+    if (built.exit_code != 0) return fail("device " + std::to_string(d) + " does not build:\n" + built.output);
+    programs.push_back(program);
+  }
+  return programs;
+}
+
+Result<LinkedRunReport> run_mpi(const std::vector<std::string>& programs) {
+  LinkedRunReport report;
+  // As root Open MPI wants --allow-run-as-root; --oversubscribe lets it start
+  // more processes than the machine has cores.
+  report.command = "timeout " + std::to_string(kRunTimeoutSeconds) + " " + quote(TINYFIT_MPIRUN) +
+                   " --allow-run-as-root --oversubscribe";
+  for (size_t d = 0; d < programs.size(); ++d) report.command += std::string(d ? " :" : "") + " -np 1 " + quote(programs[d]);
+  const CommandResult run = run_command(report.command);
+  if (run.exit_code != 0) return fail("mpirun exited " + std::to_string(run.exit_code) + ":\n" + run.output);
+  report.devices.resize(programs.size());
+  std::vector<bool> seen(programs.size(), false);
+  std::istringstream in(run.output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string device_word, key, value;
+    size_t d = 0;
+    if (!(words >> device_word >> d >> key >> value) || device_word != "device" || d >= programs.size()) continue;
+    TINYFIT_RETURN_IF_ERROR(parse_device_line(key, value, report.devices[d]));
+    if (key == "status") seen[d] = true;
+  }
+  for (size_t d = 0; d < programs.size(); ++d) {
+    if (!seen[d]) return fail("device " + std::to_string(d) + " printed no report:\n" + run.output);
+  }
+  return report;
+}
+
+// run_linked.sh: one QEMU per device, started in device order, each in the
+// background. The UARTs of devices a < b meet on port base + pair(a, b): a
+// listens (wait=on: its guest starts only once b connected, so no byte is
+// sent into an unconnected socket), b connects, retrying while a is not
+// listening yet. Each device's output goes to device<d>/run.txt, its exit
+// status to device<d>/run.status.
+std::string make_qemu_script(const std::vector<std::string>& programs) {
+  const int devices = static_cast<int>(programs.size());
+  std::ostringstream out;
+  out << "#!/bin/sh\n# " << devices << " QEMU mps2-an386 boards whose UARTs are linked by loopback sockets.\n"
+      << "# Usage: run_linked.sh BASE_PORT\nbase=$1\ncd \"$(dirname \"$0\")\"\n"
+      << "start() {  # device, qemu arguments...\n"
+      << "  d=$1; shift\n"
+      << "  ( tries=0\n"
+      << "    while :; do\n"
+      << "      timeout " << kRunTimeoutSeconds << " " << quote(TINYFIT_QEMU_ARM)
+      << " -M mps2-an386 -nographic -monitor none -semihosting-config enable=on,target=native"
+      << " -icount shift=0 \"$@\" > device$d/run.txt 2>&1\n"
+      << "      status=$?\n"
+      << "      tries=$((tries + 1))\n"
+      << "      grep -q 'Connection refused' device$d/run.txt && [ $tries -lt 100 ] || break\n"
+      << "      sleep 0.1\n"
+      << "    done\n"
+      << "    echo $status > device$d/run.status ) &\n"
+      << "}\n";
+  int pair = 0;
+  std::map<std::pair<int, int>, int> ports;
+  for (int a = 0; a < devices; ++a) {
+    for (int b = a + 1; b < devices; ++b) ports[{a, b}] = pair++;
+  }
+  for (int d = 0; d < devices; ++d) {
+    out << "start " << d;
+    for (int p = 0; p < devices; ++p) {
+      if (p == d) continue;
+      const int port = ports.at({std::min(p, d), std::max(p, d)});
+      out << " -serial tcp:127.0.0.1:$((base + " << port << "))" << (p > d ? ",server=on,wait=on" : "");
+    }
+    out << " -kernel " << codegen::device_folder(d) << "/program.elf\n";
+  }
+  out << "wait\n";
+  return out.str();
+}
+
+Result<LinkedRunReport> run_qemu(const std::vector<std::string>& programs, const fs::path& root) {
+  const fs::path script = root / "run_linked.sh";
+  std::ofstream(script, std::ios::binary) << make_qemu_script(programs);
+  LinkedRunReport report;
+  // A port another run holds makes QEMU fail to listen: try other bases.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int base = 20000 + static_cast<int>((getpid() * 7 + attempt * 997) % 30000);
+    report.command = "sh " + quote(script.string()) + " " + std::to_string(base);
+    const CommandResult run = run_command(report.command);
+    if (run.exit_code != 0) return fail("run_linked.sh exited " + std::to_string(run.exit_code) + ":\n" + run.output);
+    report.devices.assign(programs.size(), {});
+    bool address_in_use = false;
+    std::string failures;
+    for (size_t d = 0; d < programs.size(); ++d) {
+      const fs::path dir = root / codegen::device_folder(static_cast<int>(d));
+      std::ifstream status_file(dir / "run.status");
+      int exit_status = -1;
+      status_file >> exit_status;
+      std::ifstream text_file(dir / "run.txt");
+      const std::string text((std::istreambuf_iterator<char>(text_file)), std::istreambuf_iterator<char>());
+      address_in_use = address_in_use || text.find("Address already in use") != std::string::npos;
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string key, value;
+        if (words >> key >> value) TINYFIT_RETURN_IF_ERROR(parse_device_line(key, value, report.devices[d]));
+      }
+      if (exit_status != 0 || report.devices[d].status < 0) {
+        failures += "device " + std::to_string(d) + " exited " + std::to_string(exit_status) + ":\n" + text;
+      }
+    }
+    if (failures.empty()) return report;
+    if (!address_in_use) return fail(failures);
+  }
+  return fail("every port base tried was in use");
+}
+
+}  // namespace
+
+std::string_view link_kind_name(LinkKind kind) { return kind == LinkKind::kMpi ? "mpi" : "uart"; }
+
+std::string find_missing_link_tools(LinkKind kind) {
+  if (kind == LinkKind::kMpi) {
+    if (std::string(TINYFIT_MPICC).empty()) return "mpicc (libopenmpi-dev)";
+    if (std::string(TINYFIT_MPIRUN).empty()) return "mpirun (openmpi-bin)";
+    return "";
+  }
+  return find_missing_tools(Target::kCortexM4);
+}
+
+Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
+                                           const std::vector<exec::TensorData>& inputs, const std::string& directory,
+                                           LinkKind kind) {
+  const fs::path root = fs::absolute(directory);
+  std::error_code error;
+  fs::remove_all(root, error);
+  TINYFIT_ASSIGN_OR_RETURN(std::vector<std::string> programs, write_device_programs(emitted, inputs, root, kind));
+  return kind == LinkKind::kMpi ? run_mpi(programs) : run_qemu(programs, root);
+}
+
+}  // namespace tinyfit::mcu

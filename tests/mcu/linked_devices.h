@@ -1,0 +1,51 @@
+// A multi-device emitted model (codegen/emit_devices.h) built and run as
+// linked programs, one per device (issue 14 §5), with each of the two link
+// implementations tinyfit ships (runtime/link/):
+//  - kMpi: host processes, tinyfit_link_mpi.c, built with mpicc and started
+//    together by `mpirun -np 1 device0 : -np 1 device1 ...` (Open MPI);
+//  - kUart: one QEMU mps2-an386 (Cortex-M4) per device,
+//    tinyfit_link_cmsdk_uart.c, the UARTs of every pair of boards connected
+//    through a loopback TCP socket (run_linked.sh beside the programs).
+// Each device's main.c writes the model inputs it holds (fixed arrays),
+// calls its invoke once and prints its status, the bytes its link
+// implementation counted, and the model outputs it holds in hex.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/emit_devices.h"
+#include "exec/tensor_data.h"
+#include "support/diag.h"
+
+namespace tinyfit::mcu {
+
+enum class LinkKind { kMpi, kUart };
+std::string_view link_kind_name(LinkKind kind);  // "mpi", "uart"
+
+// Empty when the kind's tools are installed; otherwise what is missing.
+std::string find_missing_link_tools(LinkKind kind);
+
+struct DeviceRunReport {
+  int status = -1;                 // invoke's return value
+  uint64_t bytes_sent = 0;         // as the link implementation counted them
+  uint64_t bytes_received = 0;
+  std::map<size_t, std::vector<uint8_t>> outputs;  // model output index -> bytes
+};
+
+struct LinkedRunReport {
+  std::vector<DeviceRunReport> devices;
+  std::string command;  // what ran them, to repeat by hand
+};
+
+// Requires: `inputs` one per model input. Writes everything under
+// `directory`, builds one program per device, runs them linked and parses
+// what each printed. A build failure, a device that exits non-zero or
+// prints no report, or a run past the timeout is an error with the output.
+Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
+                                           const std::vector<exec::TensorData>& inputs, const std::string& directory,
+                                           LinkKind kind);
+
+}  // namespace tinyfit::mcu
