@@ -1,8 +1,7 @@
-#include "tinyfit/elementwise.h"
-#include "tinyfit/kernel_templates/quantized_arithmetic.h"
-
+/* tf_qu8_sub_direct: TFLite's quantized Sub with broadcasting (tinyfit/elementwise.h); contiguous runs in
+ * the fast form of kernel_templates/quantized_add.h. */
 #define TF_KERNEL tf_qu8_sub_direct
 #define TF_T uint8_t
-#define TF_PARAMS_T tf_quantized_add_params
-#define TF_OP(u, v, p) ((uint8_t)tf_quantized_add_sub((u), (v), (p), 1))
-#include "tinyfit/kernel_templates/binary_broadcast.h"
+#define TF_ADD_UNSIGNED 1
+#define TF_ADD_SUBTRACT 1
+#include "tinyfit/kernel_templates/quantized_add.h"

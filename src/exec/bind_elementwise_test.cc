@@ -39,6 +39,19 @@ TEST(BinaryElementwise, AddSubMulOfTwoActivationsMatchReferenceEveryWay) {
   }
 }
 
+// The quantized Add / Sub fast loops (kernel_templates/quantized_add.h) at
+// their edges: runs of 1 to 17 elements per channel row, each scale case.
+TEST(BinaryElementwise, QuantizedAddSubEdgeSizesMatchReferenceEveryWay) {
+  for (OpType op : {OpType::kAdd, OpType::kSub}) {
+    for (DType dtype : {DType::kI8, DType::kU8}) {
+      for (int64_t channels : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
+        expect_cases_match(std::string(ir::op_type_name(op)) + "_edge_" + std::to_string(channels) + "_" + label(dtype),
+                           [=](Random& r) { return kernel_oracle::make_add_edge_case(r, dtype, op, channels); });
+      }
+    }
+  }
+}
+
 TEST(BinaryElementwise, ConstantOperandFollowsTheChunk) {
   // The second operand becomes a graph constant (a bias-like per-channel
   // vector, a scalar, or a full tensor): kChunk calls slice it by channels.

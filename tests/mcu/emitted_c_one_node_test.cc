@@ -65,6 +65,9 @@ std::vector<OneNodeCase> list_cases() {
     cases.push_back({std::string(ir::op_type_name(op)) + "_i8",
                      [op](Random& r) { return make_binary_case(r, DType::kI8, op); }});
   }
+  // The quantized Add / Sub fast loops on the board (SMMLAR, SSAT, SSUB8/SEL).
+  cases.push_back({"Add_i8_edges", [](Random& r) { return make_add_edge_case(r, DType::kI8, OpType::kAdd, 13); }});
+  cases.push_back({"Sub_u8_edges", [](Random& r) { return make_add_edge_case(r, DType::kU8, OpType::kSub, 6); }});
   for (OpType op : {OpType::kSigmoid, OpType::kSoftmax, OpType::kHardSwish}) {
     cases.push_back({std::string(ir::op_type_name(op)) + "_i8",
                      [op](Random& r) { return make_unary_case(r, DType::kI8, op); }});

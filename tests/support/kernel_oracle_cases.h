@@ -276,6 +276,27 @@ inline OracleCase make_binary_case(Random& r, ir::DType dtype, ir::OpType op) {
   return c;
 }
 
+// Add / Sub of two [1, 2, 3, channels] activations for the fast loops' edges
+// (runs around their four elements per word, flattened or per channel
+// chunk): equal scales (both inputs scaled exactly), a the larger (b
+// rescaled), or b the larger, over the full value range, any activation.
+inline OracleCase make_add_edge_case(Random& r, ir::DType dtype, ir::OpType op, int64_t channels) {
+  OracleCase c;
+  const ir::Shape shape = {1, 2, 3, channels};
+  const float large = static_cast<float>(r.log_uniform(0.01, 0.2));
+  const int64_t kind = r.uniform_int(0, 2);
+  const float small = kind == 0 ? large : large * static_cast<float>(r.uniform(0.05, 0.95));
+  const auto zero_point = [&] { return static_cast<int32_t>(r.uniform_int(ir::dtype_min(dtype), ir::dtype_max(dtype))); };
+  const auto qa = quant_of(dtype, kind == 2 ? small : large, zero_point());
+  const auto qb = quant_of(dtype, kind == 2 ? large : small, zero_point());
+  const auto qy = quant_of(dtype, large * static_cast<float>(r.uniform(0.5, 3)), zero_point());
+  const auto a = add_input(c, "a", random_tensor(r, dtype, shape), qa);
+  const auto b = add_input(c, "b", random_tensor(r, dtype, shape), qb);
+  const auto y = add_output(c, "y", dtype, shape, qy);
+  set_node(c, op, {a, b}, {y}, {}, random_activation(r));
+  return c;
+}
+
 inline OracleCase make_clip_case(Random& r, ir::DType dtype) {
   OracleCase c;
   const ir::Shape shape = random_shape(r, 1, 4, 7);

@@ -142,6 +142,19 @@ static inline uint32_t tf_sxtb16_ror8(uint32_t b) { return tf_sxtb16(tf_ror8(b))
 
 #endif /* TF_DSP_INTRINSICS */
 
+/* The high word of a * b + (acc << 32), rounded: (acc * 2^32 + a * b + 2^31) >> 32
+ * (SMMLAR; not in the ACLE, so inline assembly on GCC and Clang). */
+static inline int32_t tf_smmlar(int32_t a, int32_t b, int32_t acc) {
+#if TF_DSP_INTRINSICS && defined(__GNUC__)
+  int32_t r;
+  __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+#else
+  const uint64_t sum = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * b) + 0x80000000u;
+  return (int32_t)(uint32_t)(sum >> 32);
+#endif
+}
+
 /* Both lanes set to v (v in int16 range): the offset operand of tf_sxtab16 /
  * tf_uxtab16. */
 static inline uint32_t tf_splat_lanes(int32_t v) { return tf_pack_lanes(v, v); }
