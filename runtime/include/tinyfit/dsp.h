@@ -98,6 +98,17 @@ static inline uint32_t tf_sxtb16_ror8(uint32_t b) {
   return tf_sxtb16(tf_ror8(b));
 #endif
 }
+/* (zero-extended b0, zero-extended b2), and of bytes 1 and 3. */
+static inline uint32_t tf_uxtb16(uint32_t b) { return (uint32_t)__uxtb16((uint8x4_t)b); }
+static inline uint32_t tf_uxtb16_ror8(uint32_t b) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(b));
+  return r;
+#else
+  return tf_uxtb16(tf_ror8(b));
+#endif
+}
 /* acc + a.lo * b.lo + a.hi * b.hi, lanes signed. */
 static inline int32_t tf_smlad(uint32_t a, uint32_t b, int32_t acc) { return __smlad((int16x2_t)a, (int16x2_t)b, acc); }
 /* acc + (one signed lane of a) * (one of b): bottom/top as named. */
@@ -139,6 +150,8 @@ static inline int32_t tf_smlatt(uint32_t a, uint32_t b, int32_t acc) {
 static inline uint32_t tf_sxtab16_ror8(uint32_t a, uint32_t b) { return tf_sxtab16(a, tf_ror8(b)); }
 static inline uint32_t tf_uxtab16_ror8(uint32_t a, uint32_t b) { return tf_uxtab16(a, tf_ror8(b)); }
 static inline uint32_t tf_sxtb16_ror8(uint32_t b) { return tf_sxtb16(tf_ror8(b)); }
+static inline uint32_t tf_uxtb16(uint32_t b) { return tf_uxtab16(0, b); }
+static inline uint32_t tf_uxtb16_ror8(uint32_t b) { return tf_uxtab16(0, tf_ror8(b)); }
 
 #endif /* TF_DSP_INTRINSICS */
 
@@ -152,6 +165,21 @@ static inline int32_t tf_smmlar(int32_t a, int32_t b, int32_t acc) {
 #else
   const uint64_t sum = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * b) + 0x80000000u;
   return (int32_t)(uint32_t)(sum >> 32);
+#endif
+}
+
+/* Four values already within a byte's range (saturated) packed, value i in
+ * byte i: three bit-field inserts on the DSP extension (GCC makes six to
+ * eight masks and shifts of the C). */
+static inline uint32_t tf_pack_bytes(int32_t b0, int32_t b1, int32_t b2, int32_t b3) {
+#if TF_DSP_INTRINSICS && defined(__GNUC__)
+  uint32_t word = (uint32_t)b0;
+  __asm__("bfi %0, %1, #8, #8" : "+r"(word) : "r"(b1));
+  __asm__("bfi %0, %1, #16, #8" : "+r"(word) : "r"(b2));
+  __asm__("bfi %0, %1, #24, #8" : "+r"(word) : "r"(b3));
+  return word;
+#else
+  return ((uint32_t)b0 & 0xffu) | ((uint32_t)b1 & 0xffu) << 8 | ((uint32_t)b2 & 0xffu) << 16 | (uint32_t)b3 << 24;
 #endif
 }
 

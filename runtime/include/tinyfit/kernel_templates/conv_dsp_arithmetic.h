@@ -58,6 +58,23 @@ static inline uint32_t dsp_widen_weights_odd(uint32_t word, uint32_t offset_lane
 }
 #endif
 
+/* The even and odd elements of a word widened without an offset (the
+ * offset's share then goes into the bias). */
+static inline uint32_t dsp_widen_plain_even(uint32_t word) {
+#if TF_DSP_UNSIGNED
+  return tf_uxtb16(word);
+#else
+  return tf_sxtb16(word);
+#endif
+}
+static inline uint32_t dsp_widen_plain_odd(uint32_t word) {
+#if TF_DSP_UNSIGNED
+  return tf_uxtb16_ror8(word);
+#else
+  return tf_sxtb16_ror8(word);
+#endif
+}
+
 /* One element plus its offset, for the scalar tails. */
 static inline int32_t dsp_widen(dsp_element x, int32_t offset) { return (int32_t)x + offset; }
 
@@ -94,16 +111,15 @@ static inline dsp_element dsp_requantize(int32_t acc, const tf_requant_channel* 
 static inline uint32_t dsp_clamp4(int32_t r0, int32_t r1, int32_t r2, int32_t r3, const dsp_clamp* c) {
 #if TF_DSP_INTRINSICS
 #if TF_DSP_UNSIGNED
-  uint32_t word = (uint32_t)__usat(r0 + c->zero_point, 8) | (uint32_t)__usat(r1 + c->zero_point, 8) << 8 |
-                  (uint32_t)__usat(r2 + c->zero_point, 8) << 16 | (uint32_t)__usat(r3 + c->zero_point, 8) << 24;
+  uint32_t word = tf_pack_bytes((int32_t)__usat(r0 + c->zero_point, 8), (int32_t)__usat(r1 + c->zero_point, 8),
+                                (int32_t)__usat(r2 + c->zero_point, 8), (int32_t)__usat(r3 + c->zero_point, 8));
   (void)__usub8(word, c->min_lanes);
   word = __sel(word, c->min_lanes);
   (void)__usub8(word, c->max_lanes);
   return __sel(c->max_lanes, word);
 #else
-  uint32_t word =
-      ((uint32_t)__ssat(r0 + c->zero_point, 8) & 0xffu) | ((uint32_t)__ssat(r1 + c->zero_point, 8) & 0xffu) << 8 |
-      ((uint32_t)__ssat(r2 + c->zero_point, 8) & 0xffu) << 16 | (uint32_t)__ssat(r3 + c->zero_point, 8) << 24;
+  uint32_t word = tf_pack_bytes(__ssat(r0 + c->zero_point, 8), __ssat(r1 + c->zero_point, 8),
+                                __ssat(r2 + c->zero_point, 8), __ssat(r3 + c->zero_point, 8));
   (void)__ssub8((int8x4_t)word, (int8x4_t)c->min_lanes);
   word = __sel(word, c->min_lanes);
   (void)__ssub8((int8x4_t)word, (int8x4_t)c->max_lanes);

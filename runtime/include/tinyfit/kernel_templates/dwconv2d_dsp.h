@@ -69,6 +69,7 @@ typedef struct dwconv_dsp_call {
   const tf_requant_channel* requant; /* [C] */
   ptrdiff_t group_words;           /* words of one group of four channels: KH * KW * 2 */
   ptrdiff_t x_row_step, x_col_step; /* elements between taps of a column and of a row */
+  ptrdiff_t x_pixel_step, y_col_step; /* elements between neighbouring pixels of a row: input, output */
   int32_t kernel_w;
   uint32_t x_offset_lanes;
   dsp_clamp clamp;
@@ -117,30 +118,125 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
                tf_requantize(a2, &k->requant[c + 2]), tf_requantize(a3, &k->requant[c + 3]), &k->clamp);
   }
 }
+
+/* tf_requantize with SMMLAR's rounding addend (one instruction less). */
+static inline int32_t dwconv_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
+  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
+         q->right_shift;
+}
+
+/* `count` interior pixels of one group of four channels (x: the first
+ * pixel's first tap at the group's first channel, then x_step apart; y
+ * likewise, y_step apart; w: the group's weights, q and bias its channels'),
+ * every tap in bounds: no window arithmetic, a 3x3 window unrolled, other
+ * windows two taps at a time along a row. */
+TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element* y, int32_t count, const uint32_t* w,
+                                              const int32_t* bias, const tf_requant_channel* q,
+                                              const dwconv_dsp_call* k, ptrdiff_t x_step, ptrdiff_t y_step,
+                                              int32_t kernel_h) {
+  const uint32_t x_offset_lanes = k->x_offset_lanes;
+  const ptrdiff_t x_row_step = k->x_row_step, x_col_step = k->x_col_step;
+  const int32_t kernel_w = k->kernel_w;
+  const dsp_clamp clamp = k->clamp;
+  int32_t i;
+#define DWCONV_DSP_INTERIOR_STORE()                                                                       \
+  dsp_store4(y, dwconv_dsp_requantize(a0, &q[0]), dwconv_dsp_requantize(a1, &q[1]),                       \
+             dwconv_dsp_requantize(a2, &q[2]), dwconv_dsp_requantize(a3, &q[3]), &clamp)
+  if (kernel_h == 3 && kernel_w == 3) {
+    for (i = 0; i < count; ++i, x += x_step, y += y_step) {
+      const dsp_element* xc = x;
+      int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+      DWCONV_DSP_TAP(xc, w);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 2);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 4);
+      xc += x_row_step;
+      DWCONV_DSP_TAP(xc, w + 6);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 8);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 10);
+      xc += x_row_step;
+      DWCONV_DSP_TAP(xc, w + 12);
+      DWCONV_DSP_TAP(xc + x_col_step, w + 14);
+      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 16);
+      DWCONV_DSP_INTERIOR_STORE();
+    }
+  } else {
+    const ptrdiff_t row_pairs = (ptrdiff_t)(kernel_w >> 1) * 4;
+    for (i = 0; i < count; ++i, x += x_step, y += y_step) {
+      const dsp_element* xc = x;
+      const uint32_t* w_row = w;
+      int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], ky;
+      for (ky = 0; ky < kernel_h; ++ky, xc += x_row_step) {
+        const dsp_element* x_tap = xc;
+        const uint32_t* w_tap = w_row;
+        const uint32_t* const w_pairs_end = w_row + row_pairs;
+        for (; w_tap < w_pairs_end; w_tap += 4, x_tap += 2 * x_col_step) {
+          DWCONV_DSP_TAP(x_tap, w_tap);
+          DWCONV_DSP_TAP(x_tap + x_col_step, w_tap + 2);
+        }
+        if (kernel_w & 1) {
+          DWCONV_DSP_TAP(x_tap, w_tap);
+          w_tap += 2;
+        }
+        w_row = w_tap;
+      }
+      DWCONV_DSP_INTERIOR_STORE();
+    }
+  }
+#undef DWCONV_DSP_INTERIOR_STORE
+}
 #undef DWCONV_DSP_TAP
+
+/* Channel c of `pixels` pixels along a row from `win` (stride_w apart), one
+ * at a time: the channels outside groups of four. */
+static void dwconv_dsp_scalar_channel(const dwconv_dsp_window* win, dsp_element* y, int32_t c, int32_t pixels,
+                                      const tf_conv_params* p, const dwconv_dsp_call* k) {
+  dwconv_dsp_window at = *win;
+  int32_t i;
+  for (i = 0; i < pixels; ++i, at.x += k->x_pixel_step) {
+    y[c + i * k->y_col_step] = dsp_requantize(
+        dwconv_dsp_channel(&at, k->words, k->group_words, c, p, k->x_row_step, k->x_col_step, p->input_offset),
+        &k->requant[c], &k->clamp);
+  }
+}
 
 /* Output channels [out_begin, out_end) of the node into `output`, whose
  * (oy, ox) is the node's output (out_row + oy, out_col + ox), from an input
  * view whose channel 0 is the node's input channel in_begin and whose (0, 0)
  * is the node's input (in_row, in_col); rows and cols outside the input view
- * are the window's padding (as dwconv2d_direct.h's dwconv_rows). */
+ * are the window's padding (as dwconv2d_direct.h's dwconv_rows). A row whose
+ * windows are all in bounds vertically runs its interior pixels (a
+ * contiguous range of columns) group by group through dwconv_dsp_interior;
+ * every other pixel takes its window's in-bounds taps through
+ * dwconv_dsp_pixel; channels before the first multiple of four and after the
+ * last one at a time. */
 static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
                             int32_t out_end, int32_t in_begin, int32_t out_row, int32_t in_row, int32_t out_col,
                             int32_t in_col) {
   const int32_t x_offset = p->input_offset;
-  const int32_t kernel_w = p->kernel_w;
+  const int32_t kernel_h = p->kernel_h, kernel_w = p->kernel_w;
   const ptrdiff_t xs0 = input->strides[0], xs1 = input->strides[1], xs2 = input->strides[2];
   const ptrdiff_t ys0 = output->strides[0], ys1 = output->strides[1], ys2 = output->strides[2];
   const int32_t simd_begin = (out_begin + 3) & ~3, simd_end = out_end & ~3;
   const int32_t in_cols = input->shape[2], last_tap_w = (kernel_w - 1) * p->dilation_w;
+  const int32_t out_cols = output->shape[2];
+  /* Interior columns: ix0 >= 0 and ix0 + last_tap_w < in_cols, with
+   * ix0 = (out_col + ox) * stride_w - pad_left - in_col increasing in ox. */
+  const int32_t col_origin = out_col * p->stride_w - p->pad_left - in_col;
+  int32_t interior_begin = 0, interior_end = out_cols;
   dwconv_dsp_call k;
   int32_t n, oy, ox;
+  while (interior_begin < out_cols && col_origin + interior_begin * p->stride_w < 0) ++interior_begin;
+  while (interior_end > interior_begin && col_origin + (interior_end - 1) * p->stride_w + last_tap_w >= in_cols) {
+    --interior_end;
+  }
   k.words = (const uint32_t*)p->weights;
   k.bias = (const int32_t*)p->bias;
   k.requant = p->requant;
-  k.group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2;
+  k.group_words = (ptrdiff_t)kernel_h * kernel_w * 2;
   k.x_row_step = (ptrdiff_t)p->dilation_h * xs1;
   k.x_col_step = (ptrdiff_t)p->dilation_w * xs2;
+  k.x_pixel_step = (ptrdiff_t)p->stride_w * xs2;
+  k.y_col_step = ys2;
   k.kernel_w = kernel_w;
   k.x_offset_lanes = tf_splat_lanes(x_offset);
   k.clamp = dsp_make_clamp(p);
@@ -148,34 +244,38 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
     for (oy = 0; oy < output->shape[1]; ++oy) {
       const int32_t iy0 = (out_row + oy) * p->stride_h - p->pad_top - in_row;
       int32_t ky_begin, ky_end;
-      conv_tap_range(iy0, p->dilation_h, p->kernel_h, input->shape[1], &ky_begin, &ky_end);
-      for (ox = 0; ox < output->shape[2]; ++ox) {
-        const int32_t ix0 = (out_col + ox) * p->stride_w - p->pad_left - in_col;
+      conv_tap_range(iy0, p->dilation_h, kernel_h, input->shape[1], &ky_begin, &ky_end);
+      for (ox = 0; ox < out_cols; ++ox) {
+        const int32_t ix0 = col_origin + ox * p->stride_w;
         dsp_element* y = (dsp_element*)output->data + n * ys0 + oy * ys1 + ox * ys2 - out_begin;
         dwconv_dsp_window win;
         int32_t kx_begin = 0, kx_end = kernel_w, c;
-        /* Only a window over the left or right border has taps outside. */
-        if (ix0 < 0 || ix0 + last_tap_w >= in_cols) {
-          conv_tap_range(ix0, p->dilation_w, kernel_w, in_cols, &kx_begin, &kx_end);
-        }
+        const int interior = ky_begin == 0 && ky_end == kernel_h && ox >= interior_begin && ox < interior_end;
+        if (interior && ox > interior_begin) continue; /* done with the first interior pixel of the row */
+        if (!interior) conv_tap_range(ix0, p->dilation_w, kernel_w, in_cols, &kx_begin, &kx_end);
         win.x = (const dsp_element*)input->data + n * xs0 + (iy0 + ky_begin * p->dilation_h) * xs1 +
                 (ix0 + kx_begin * p->dilation_w) * xs2 - in_begin;
         win.first_tap = ky_begin * kernel_w + kx_begin;
         win.rows = ky_end - ky_begin;
         win.cols = kx_end - kx_begin;
         for (c = out_begin; c < out_end && c < simd_begin; ++c) {
-          y[c] = dsp_requantize(
-              dwconv_dsp_channel(&win, k.words, k.group_words, c, p, k.x_row_step, k.x_col_step, x_offset),
-              &k.requant[c], &k.clamp);
+          dwconv_dsp_scalar_channel(&win, y, c, interior ? interior_end - interior_begin : 1, p, &k);
         }
         if (c < simd_end) {
-          dwconv_dsp_pixel(win.x, y, c, simd_end, win.first_tap, win.rows, win.cols, &k);
+          if (interior) {
+            /* The row's whole interior, group by group. */
+            for (; c < simd_end; c += 4) {
+              dwconv_dsp_interior(win.x + c, y + c, interior_end - interior_begin,
+                                  k.words + (c >> 2) * k.group_words, k.bias + c, k.requant + c, &k,
+                                  k.x_pixel_step, ys2, kernel_h);
+            }
+          } else {
+            dwconv_dsp_pixel(win.x, y, c, simd_end, win.first_tap, win.rows, win.cols, &k);
+          }
           c = simd_end;
         }
         for (; c < out_end; ++c) {
-          y[c] = dsp_requantize(
-              dwconv_dsp_channel(&win, k.words, k.group_words, c, p, k.x_row_step, k.x_col_step, x_offset),
-              &k.requant[c], &k.clamp);
+          dwconv_dsp_scalar_channel(&win, y, c, interior ? interior_end - interior_begin : 1, p, &k);
         }
       }
     }

@@ -81,15 +81,14 @@ static inline uint32_t add_clamp(int32_t v, const add_fast* f) {
 static inline uint32_t add_pack4(int32_t r0, int32_t r1, int32_t r2, int32_t r3, const add_fast* f) {
 #if TF_DSP_INTRINSICS
 #if TF_ADD_UNSIGNED
-  uint32_t word =
-      (uint32_t)__usat(r0, 8) | (uint32_t)__usat(r1, 8) << 8 | (uint32_t)__usat(r2, 8) << 16 | (uint32_t)__usat(r3, 8) << 24;
+  uint32_t word = tf_pack_bytes((int32_t)__usat(r0, 8), (int32_t)__usat(r1, 8), (int32_t)__usat(r2, 8),
+                                (int32_t)__usat(r3, 8));
   (void)__usub8(word, f->min_lanes);
   word = __sel(word, f->min_lanes);
   (void)__usub8(word, f->max_lanes);
   return __sel(f->max_lanes, word);
 #else
-  uint32_t word = ((uint32_t)__ssat(r0, 8) & 0xffu) | ((uint32_t)__ssat(r1, 8) & 0xffu) << 8 |
-                  ((uint32_t)__ssat(r2, 8) & 0xffu) << 16 | (uint32_t)__ssat(r3, 8) << 24;
+  uint32_t word = tf_pack_bytes(__ssat(r0, 8), __ssat(r1, 8), __ssat(r2, 8), __ssat(r3, 8));
   (void)__ssub8((int8x4_t)word, (int8x4_t)f->min_lanes);
   word = __sel(word, f->min_lanes);
   (void)__ssub8((int8x4_t)word, (int8x4_t)f->max_lanes);
