@@ -8,8 +8,11 @@
 #include "plan/plan_memory.h"
 #include "support/kernel_oracle_reduce_move_cases.h"
 #include "support/kernel_oracle_transformer_cases.h"
-#include "support/overlap_plans.h"
+#include "analysis/memory_profile.h"
+#include "plan/lower_row_loop.h"
 #include "plan/verify_plan.h"
+#include "support/overlap_plans.h"
+#include "support/random_row_chain.h"
 
 namespace tinyfit::bench {
 namespace {
@@ -292,7 +295,36 @@ OracleCase make_expanded_classifier(Random& r, DType dtype) {
   return c;
 }
 
+// A random chain of convolutions, depthwise convolutions, pools and residual
+// Adds (tests/support/random_row_chain.h) at feature-map sizes, for row loops.
+OracleCase make_row_chain(Random& r, DType dtype) {
+  row_chain::ChainSpec spec;
+  spec.seed = static_cast<uint64_t>(r.uniform_int(0, 1 << 30));
+  spec.dtype = dtype;
+  spec.operators = static_cast<int>(r.uniform_int(2, 6));
+  spec.rows = r.uniform_int(8, 40);
+  spec.cols = r.uniform_int(4, 24);
+  spec.max_channels = r.uniform_int(2, 24);
+  return row_chain::make_random_row_chain(spec);
+}
+
 // --- Plans ---------------------------------------------------------------------
+
+Result<plan::Plan> place_and_verify(const ir::Graph& graph, plan::Plan plan);
+
+// The whole graph as one row loop (plan/lower_row_loop.h), `tile` rows of its
+// output at a time: the calls of MOTES's row loops on windows of rows, and
+// the BlockConcat copies (tf_x8_copy) that keep the rows a window reads again.
+Result<plan::Plan> make_row_loop_plan(const ir::Graph& graph, Random& r) {
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
+  std::vector<int> ops(bg.operators.size());
+  for (size_t i = 0; i < ops.size(); ++i) ops[i] = static_cast<int>(i);
+  const int64_t rows = graph.tensor(graph.outputs.front()).shape[1];
+  const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, rows / 3));
+  TINYFIT_ASSIGN_OR_RETURN(plan::Plan plan,
+                           plan::build_row_loop_plan(graph, bg, analysis::given_order(bg), {{ops, tile}}));
+  return place_and_verify(graph, std::move(plan));
+}
 
 // The one call of a one-node ordinary plan repeated over chunks of its
 // output's channels (the last axis) or rows (axis 1), `tile` at a time: the
@@ -380,6 +412,7 @@ std::vector<Maker> list_makers() {
       makers.push_back({"gather" + s, "transformer" + s, [t](Random& r) { return make_gather_case(r, t); }, 2, false});
     }
     makers.push_back({"inverted_residual" + s, "chain" + s, [t](Random& r) { return make_inverted_residual(r, t); }, 2, false});
+    makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
   makers.push_back({"lrn", "elementwise_f32", [](Random& r) { return make_lrn_case(r); }, 2, false});
@@ -442,10 +475,15 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
   };
   for (const Maker& maker : list_makers()) {
     const bool chain = maker.group.starts_with("chain");
+    const bool row_chain = maker.group.starts_with("row_chain");
     for (int i = first_seed * maker.count; i < (first_seed + seeds) * maker.count; ++i) {
       Random r(0x5eed0000u + static_cast<uint64_t>(i) * 7919u + std::hash<std::string>{}(maker.name) % 1000003u);
       OracleCase c = maker.make(r);
       const std::string name = maker.name + "/" + std::to_string(i);
+      if (row_chain) {
+        add_with_workspaces(name, maker.group, c.graph, make_row_loop_plan(c.graph, r));
+        continue;
+      }
       if (chain) {
         for (mcu::Technique technique : {mcu::Technique::kPex, mcu::Technique::kInplace}) {
           add_with_workspaces(name + "_" + std::string(mcu::technique_name(technique)), maker.group, c.graph,

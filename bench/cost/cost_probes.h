@@ -8,6 +8,8 @@
 //    and BERT-sized MatMul and LayerNorm, where the instructions of real
 //    networks are;
 //  - those in channel-chunk and row-chunk loops (PEX and row calls);
+//  - random chains of convolutions, pools and residual Adds as one row loop
+//    (MOTES's row loops: calls on windows of rows, BlockConcat copies);
 //  - each of those plans again with the workspaces of its calls' fastest
 //    primitives (exec/add_kernel_workspaces.h: im2col + GEMM), so the
 //    __dsp kernels are measured with and without them;
