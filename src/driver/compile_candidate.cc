@@ -7,6 +7,7 @@
 
 #include "analysis/inplace.h"
 #include "cost/predict.h"
+#include "driver/motes_latency.h"
 #include "driver/select_workspaces.h"
 #include "exec/kernel_call.h"
 #include "exec/plan_work.h"
@@ -103,14 +104,9 @@ Status place_and_measure(const ir::Graph& graph, CompileCandidate& candidate, co
   return predict_latency(graph, candidate, options);
 }
 
-// What the MOTES search compares as latency (Algorithm 1's Latency(G')).
-// Until the latency model lands, the only stand-in is kernel calls, which
-// cannot price a budget: it orders states of equal memory and nothing more.
-struct MotesLatency {
-  double ordinary = 0;
-  std::function<double(const partition::PartitionScheme&, const partition::RowGeometry&)> scheme_delta;
-};
-
+// The search's stand-in for the latency model when the model cannot predict
+// the plan (a kernel its table lacks): extra kernel calls, which order states
+// of equal memory and price no budget (a finite budget is then not built).
 MotesLatency count_extra_calls(const ir::Graph& graph, const analysis::BufferGraph& bg) {
   MotesLatency latency;
   latency.ordinary = static_cast<double>(plan::build_operator_plan(graph, bg, analysis::given_order(bg)).count_calls());
@@ -125,6 +121,12 @@ std::string describe_budget(double latency_budget) {
   if (latency_budget == partition::kNoLatencyBudget) return "no latency budget";
   char text[32];
   std::snprintf(text, sizeof text, "latency budget %.3g", latency_budget);
+  return text;
+}
+
+std::string format_ratio(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4fx", ratio);
   return text;
 }
 
@@ -191,44 +193,105 @@ Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplac
 }
 
 Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
-                                               const analysis::Order& base_order, const CompileOptions& options) {
+                                               const analysis::Order& base_order,
+                                               std::optional<double> ordinary_instructions,
+                                               const CompileOptions& options) {
   CompileCandidate candidate;
   candidate.name = "motes";
   candidate.rank = LatencyRank::kMotes;
-  if (options.latency_budget != partition::kNoLatencyBudget) {
-    candidate.note = "motes: a latency budget needs the latency model (cost/), not built yet; "
-                     "--latency-budget none searches for the smallest memory";
+  const bool budgeted = options.latency_budget != partition::kNoLatencyBudget;
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+  Result<MotesLatency> latency = build_motes_latency(graph, bg, *table);
+  if (budgeted && (!latency || !ordinary_instructions)) {
+    candidate.note = "motes: a latency budget needs the latency model's prediction of the ordinary plan (" +
+                     (latency ? std::string("the ordinary plan was not predicted") : latency.error().message) +
+                     "); --latency-budget none searches for the smallest memory";
     return candidate;
   }
-  const MotesLatency latency = count_extra_calls(graph, bg);
+  if (!latency) latency = count_extra_calls(graph, bg);
+
   partition::MotesSearchOptions search_options;
-  search_options.latency_budget = options.latency_budget;
   search_options.sram_bytes = options.sram_bytes;
   search_options.deadline = options.deadline;
   search_options.runs_by_rows = exec::serves_output_rows;
-  search_options.ordinary_latency = latency.ordinary;
-  search_options.scheme_latency_delta = latency.scheme_delta;
+  search_options.ordinary_latency = latency->ordinary;
+  search_options.scheme_latency_delta = latency->scheme_delta;
   if (options.progress) {
     search_options.progress = [progress = options.progress](double fraction) { progress("motes", fraction); };
   }
-  const partition::MotesSearchResult searched = partition::search_motes_schemes(graph, bg, base_order, search_options);
+  // Lowers a searched state (plan/lower_motes.h), places it and measures it.
+  auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
+                   const std::string& retries) -> Result<CompileCandidate> {
+    plan::MotesPlanOptions plan_options;
+    plan_options.order = options.techniques.order ? options.order : "given";
+    plan_options.inplace = inplace;
+    plan_options.deadline = options.deadline;
+    if (options.progress) {
+      plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
+    }
+    TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
+                             plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
+    CompileCandidate built;
+    built.rank = LatencyRank::kMotes;
+    built.plan = std::move(lowered.plan);
+    built.techniques = built.plan.techniques;
+    for (const std::string& t : built.techniques) built.name += (built.name.empty() ? "" : "+") + t;
+    built.note = describe_budget(options.latency_budget) + ": " + searched.note + "; " + lowered.note + retries;
+    TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, built, options));
+    return built;
+  };
 
-  plan::MotesPlanOptions plan_options;
-  plan_options.order = options.techniques.order ? options.order : "given";
-  plan_options.inplace = options.techniques.inplace;
-  plan_options.deadline = options.deadline;
-  if (options.progress) {
-    plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
+  // The budget holds for the plan that is built: its predicted instructions
+  // (in-place merges and primitives included) over the ordinary candidate's.
+  // The search prices states by ordinary execution on the fastest primitives
+  // plus the schemes' deltas (motes_latency.h), so it starts from the same
+  // limit in those terms. Each searched state is lowered with in-place merges
+  // (when allowed) and without: the smaller arena within the budget wins, the
+  // faster on a tie. A state whose plans are both above the limit sends the
+  // search back with the limit lowered by the overshoot, a few times; when no
+  // plan fits, the candidate is not built.
+  const double limit = budgeted ? options.latency_budget * *ordinary_instructions : partition::kNoLatencyBudget;
+  auto ratio_of = [&](const CompileCandidate& c) {
+    return c.predicted_instructions.value_or(partition::kNoLatencyBudget) / ordinary_instructions.value_or(1.0);
+  };
+  double search_budget = budgeted ? limit / latency->ordinary : partition::kNoLatencyBudget;
+  std::string retries;
+  constexpr int kSearches = 3;
+  for (int attempt = 0;; ++attempt) {
+    search_options.latency_budget = search_budget;
+    const partition::MotesSearchResult searched =
+        partition::search_motes_schemes(graph, bg, base_order, search_options);
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate built, lower(searched, options.techniques.inplace, retries));
+    if (!budgeted) return built;
+    double predicted = built.predicted_instructions.value_or(partition::kNoLatencyBudget);
+    if (options.techniques.inplace) {
+      // In-place merges can cost instructions (line-buffer kernels, fewer
+      // primitives' workspaces) for no memory: the plan without them wins
+      // when it fits the budget with no larger arena, or when only it fits.
+      TINYFIT_ASSIGN_OR_RETURN(CompileCandidate unmerged,
+                               lower(searched, false, retries + "; in-place merges left out (predicted " +
+                                                          format_ratio(ratio_of(built)) + " with them)"));
+      predicted = std::min(predicted, unmerged.predicted_instructions.value_or(partition::kNoLatencyBudget));
+      const bool merged_fits = ratio_of(built) <= options.latency_budget;
+      if (ratio_of(unmerged) <= options.latency_budget &&
+          (!merged_fits || unmerged.arena_bytes <= built.arena_bytes)) {
+        built = std::move(unmerged);
+      }
+    }
+    if (ratio_of(built) <= options.latency_budget) {
+      built.note += "; predicted " + format_ratio(ratio_of(built)) + " ordinary's instructions";
+      return built;
+    }
+    const std::string over = "predicted " + format_ratio(predicted / *ordinary_instructions) + " with " +
+                             std::to_string(searched.schemes.size()) + " row loops";
+    if (attempt + 1 == kSearches || searched.schemes.empty() || predicted == partition::kNoLatencyBudget ||
+        options.deadline.expired()) {
+      candidate.note = "motes: no plan within " + describe_budget(options.latency_budget) + " (" + over + ")";
+      return candidate;
+    }
+    retries += "; searched again after " + over;
+    search_budget = std::min(search_budget, searched.latency / latency->ordinary) * limit / predicted;
   }
-  TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
-                           plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
-  candidate.plan = std::move(lowered.plan);
-  candidate.techniques = candidate.plan.techniques;
-  candidate.name.clear();
-  for (const std::string& t : candidate.techniques) candidate.name += (candidate.name.empty() ? "" : "+") + t;
-  candidate.note = describe_budget(options.latency_budget) + ": " + searched.note + "; " + lowered.note;
-  TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
-  return candidate;
 }
 
 Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,

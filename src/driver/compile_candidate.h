@@ -76,11 +76,17 @@ Result<CompileCandidate> build_pex_candidate(const ir::Graph& graph, bool inplac
 // `base_order` (an order of bg), lowered by plan/lower_motes.h with the
 // fine-grained graph ordered by options.order (and in-place merges outside
 // the loops when options.techniques.inplace), then placed. Named "motes" or
-// "motes+inplace"; its note says what the search did. A finite latency budget
-// needs the latency model (cost/): without it the candidate is not built
-// and its note says so.
+// "motes+inplace"; its note says what the search did. The search prices
+// states with the latency model (driver/motes_latency.h); under a finite
+// budget δ the built plan's predicted instructions are at most δ x
+// `ordinary_instructions` (the ordinary candidate's prediction): a plan
+// beyond it sends the search back with a tighter limit, and when none fits
+// (or the ordinary plan was not predicted) the candidate is not built and its
+// note says why.
 Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const analysis::BufferGraph& bg,
-                                               const analysis::Order& base_order, const CompileOptions& options);
+                                               const analysis::Order& base_order,
+                                               std::optional<double> ordinary_instructions,
+                                               const CompileOptions& options);
 
 // Segment-level overlap (plan/lower_overlap.h) on a built candidate's plan,
 // placed again; named "<base>+overlap". nullopt when nothing could be fused

@@ -181,7 +181,9 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   // 5. motes: row loops where the memory bottleneck is, within the latency
   //    budget; after the plain orders, whose order its search starts from.
   if (options.techniques.motes) {
-    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_motes_candidate(graph, bg, plain_order, options));
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_motes_candidate(graph, bg, plain_order,
+                                                                       report.ordinary().predicted_instructions,
+                                                                       options));
     add(std::move(c));
   }
 

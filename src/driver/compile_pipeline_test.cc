@@ -17,9 +17,12 @@
 
 #include <gtest/gtest.h>
 
+#include "driver/compile_verify.h"
+#include "import/import_model.h"
 #include "partition/motes_search.h"
 #include "support/conv_test_nets.h"
 #include "support/onnx_text_model.h"
+#include "support/random_row_chain.h"
 
 namespace tinyfit::driver {
 namespace {
@@ -188,14 +191,64 @@ TEST(CompilePipeline, MotesRowLoopsRunBitExactWithOrdinaryMacsAndASmallerPeak) {
   EXPECT_TRUE(report->verification.verified) << report->verification.note;
 }
 
-TEST(CompilePipeline, MotesUnderALatencyBudgetNeedsTheLatencyModel) {
-  const ir::Graph graph = make_int8_stem();
-  Result<CompileReport> report = compile_model(graph, make_options("motes"));  // delta 1.05 by default
+// What a finite --latency-budget promises: the motes plan, when built, is
+// predicted at most delta x the ordinary plan's instructions (the latency
+// model, cost/), runs bit-exact in an arena of exactly its size and does the
+// ordinary MACs.
+void expect_budget_honoured(const ir::Graph& graph, const CompileReport& report, double budget) {
+  const CompileCandidate& ordinary = report.ordinary();
+  const CompileCandidate& motes = report.candidates.back();
+  ASSERT_EQ(motes.rank, LatencyRank::kMotes);
+  ASSERT_TRUE(ordinary.predicted_instructions.has_value()) << ordinary.note;
+  if (!motes.built) {
+    EXPECT_NE(motes.note.find("no plan within"), std::string::npos) << motes.note;
+    return;
+  }
+  ASSERT_TRUE(motes.predicted_instructions.has_value()) << motes.note;
+  EXPECT_LE(*motes.predicted_instructions, budget * *ordinary.predicted_instructions) << motes.note;
+  EXPECT_EQ(motes.macs, ordinary.macs);
+  Result<Verification> verified = verify_by_execution(graph, motes.plan, 7, true);
+  ASSERT_TRUE(verified) << verified.error().format();
+  EXPECT_TRUE(verified->verified) << verified->note;
+}
+
+TEST(CompilePipeline, MotesHonoursAFiniteLatencyBudgetOnRandomConvChains) {
+  int with_loops = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    row_chain::ChainSpec spec;
+    spec.seed = seed;
+    spec.dtype = seed % 3 == 0 ? ir::DType::kF32 : ir::DType::kI8;
+    spec.operators = 6;
+    spec.rows = 40;
+    spec.cols = 12;
+    spec.max_channels = 8;
+    const row_chain::OracleCase c = row_chain::make_random_row_chain(spec);
+    for (double budget : {1.0, 1.02, 1.10}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", delta " + std::to_string(budget));
+      CompileOptions options = make_options("order,inplace,motes");
+      options.latency_budget = budget;
+      Result<CompileReport> report = compile_model(c.graph, options);
+      ASSERT_TRUE(report) << report.error().format();
+      expect_budget_honoured(c.graph, *report, budget);
+      with_loops += report->candidates.back().loops > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(with_loops, 0);  // the budgets leave room for some row loop
+}
+
+TEST(CompilePipeline, MotesHonoursTheDefaultLatencyBudgetOnACiModel) {
+  Result<ir::Graph> graph =
+      import::import_model(std::string(TINYFIT_MODELS_DIR) + "/tflite/mcunet/mcunet-5fps_vww.tflite");
+  ASSERT_TRUE(graph) << graph.error().format();
+  Result<CompileReport> report = compile_model(*graph, make_options("order,inplace,motes"));  // delta 1.05
   ASSERT_TRUE(report) << report.error().format();
-  ASSERT_EQ(report->candidates.size(), 2u);
-  const CompileCandidate& motes = report->candidates[1];
-  EXPECT_FALSE(motes.built);
-  EXPECT_NE(motes.note.find("not built yet"), std::string::npos) << motes.note;
+  const CompileCandidate& motes = report->candidates.back();
+  ASSERT_TRUE(motes.built) << motes.note;
+  EXPECT_GE(motes.loops, 1) << motes.note;
+  const CompileCandidate* inplace = find(*report, "order:best+inplace");
+  ASSERT_TRUE(inplace != nullptr);
+  EXPECT_LT(motes.peak_bytes, inplace->peak_bytes) << motes.note;
+  expect_budget_honoured(*graph, *report, 1.05);
 }
 
 TEST(CompilePipeline, NotExecutedIsNeverVerified) {

@@ -297,13 +297,46 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
     if (options.progress) options.progress(static_cast<double>(result.iterations) / max_iterations);
   }
 
-  const State& chosen = fastest_fitting ? *fastest_fitting : *std::min_element(beam.begin(), beam.end(), less);
+  // Refinement: two loops of the best state merged into one (with what lies
+  // between them), so that the tensor the first hands to the second is never
+  // whole. The beam reaches such a merge only one cell at a time, and a
+  // step that does not lower the peak by itself may leave the beam (a loop
+  // carried through a residual block still ends on a whole tensor); merges
+  // are tried until none is better by LessThen.
+  State best = *std::min_element(beam.begin(), beam.end(), less);
+  scorer.score(best, {});  // no cell's own peak from here on
+  int merges = 0;
+  for (bool merged = true; merged && !options.deadline.expired();) {
+    merged = false;
+    State better = best;
+    for (size_t i = 0; i + 1 < best.schemes.size(); ++i) {
+      const Stretch stretch{best.schemes[i].operators.front(), best.schemes[i + 1].operators.back()};
+      for (const SchemeFacts* facts : scorer.generate(stretch)) {
+        State grown;
+        grown.schemes = best.schemes;
+        grown.schemes.erase(grown.schemes.begin() + static_cast<std::ptrdiff_t>(i),
+                            grown.schemes.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+        grown.schemes.insert(grown.schemes.begin() + static_cast<std::ptrdiff_t>(i), facts->scheme);
+        scorer.score(grown, {});
+        note_fit(grown);
+        if (less(grown, better)) better = std::move(grown);
+      }
+    }
+    if (less(better, best)) {
+      best = std::move(better);
+      merged = true;
+      ++merges;
+    }
+  }
+
+  const State& chosen = fastest_fitting ? *fastest_fitting : best;
   result.schemes = chosen.schemes;
   result.peak_bytes = chosen.peak;
   result.latency = chosen.latency;
   result.states_scored = scorer.scored();
   result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
                 " states scored, " + std::to_string(result.schemes.size()) + " row loops" +
+                (merges > 0 ? " (" + std::to_string(merges) + " merged after the beam)" : "") +
                 (result.stopped_early ? " (stopped by the time limit)" : "") +
                 (fastest_fitting ? "; the fastest state within the memory budget" : "");
   return result;

@@ -17,6 +17,11 @@
 //     dummy scheme); the best beam_width states stay (LessThen, line 4:
 //     within the budget L <= delta * L(ordinary) by (M, L), otherwise by (L, M));
 //   - until no unvisited cell holds a bottleneck.
+// Then two loops of the best state are merged into one (with the operators
+// between them) while that makes a state better by LessThen: the beam grows a
+// loop one cell at a time, and a step that does not lower the peak by itself
+// can leave it (a loop carried through a residual block still ends on a whole
+// tensor; one carried on into the next block does not).
 // The result is the smallest state by LessThen; with a memory budget, the
 // fastest state seen whose peak fits it within the latency budget, when one
 // does (the latency budget holds with or without a memory budget).
