@@ -8,9 +8,16 @@
 // C, built for the Cortex-M4F board (mps2-an386) and run under QEMU (SysTick
 // under -icount shift=0): their retired instructions of one invoke, in one
 // run, give the measured latency ratio (outputs checked against the plan
-// executor first).
+// executor first). Every row also gives the motes plan's predicted
+// instructions over the ordinary plan's (the latency model, cost/), the ratio
+// the latency budget bounds.
 //
-//   tinyfit_bench_motes [--model MODEL ...] [--budgets none,1.05,...] [--m4] [--time-limit S]
+// --models curve: the memory/latency curve (MOTES Fig. 9(b)/10,
+// docs/benchmarks/motes_delta.md): the CI models (tests/mcu/ci_models.h),
+// MobileNetV2-224, MCUNet-320KB and MCUNetV2-SE-L at delta 1.0 .. 1.10.
+//
+//   tinyfit_bench_motes [--model MODEL ...] [--models issue|curve] [--budgets none,1.05,...] [--m4]
+//                       [--time-limit S]
 //
 // A row that cannot be measured says why in its place (a budget without the
 // latency model, a kernel not built). Exit codes: 0 table printed; 2 bad
@@ -19,6 +26,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,10 +35,13 @@
 #include <CLI/CLI.hpp>
 
 #include "checked_model.h"
+#include "ci_models.h"
 #include "driver/compile_pipeline.h"
+#include "driver/compile_verify.h"
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
 #include "partition/motes_search.h"
+#include "plan/print_plan.h"
 #include "support/byte_size.h"
 #include "toolchain.h"
 
@@ -50,6 +61,16 @@ const std::vector<std::string> kIssueModels = {
     "zoo:amoebanet-cifar-int8",
     "zoo:bert-tiny-512-int8",
 };
+
+// The curve's models: the CI models, then the issue's three memory goals.
+std::vector<std::string> list_curve_models() {
+  std::vector<std::string> models;
+  for (const CiModel& m : list_ci_models()) models.push_back(m.model);
+  models.push_back("zoo:mobilenetv2-224-int8");
+  models.push_back("zoo:mcunet-320kb-imagenet-int8");
+  models.push_back(kIssueModels.front());
+  return models;
+}
 
 // Large enough for every ordinary plan above (MobileNetV2-224: 1,505,280 B).
 constexpr int64_t kBoardRamBytes = 4 * 1024 * 1024;
@@ -101,15 +122,19 @@ std::string format_budget(double budget) {
 int run(int argc, char** argv) {
   CLI::App app{"tinyfit_bench_motes: issue 11's MOTES table"};
   std::vector<std::string> models;
+  std::string model_set = "issue";
   std::string budgets_option = "none,1.0,1.01,1.02,1.05,1.10";
   bool m4 = false;
   double time_limit_seconds = 60.0;
-  app.add_option("--model", models, "models (default: the issue's list)");
+  app.add_option("--model", models, "models (default: the --models set)");
+  app.add_option("--models", model_set, "issue: the issue's list; curve: the CI models and the three memory goals")
+      ->check(CLI::IsMember({"issue", "curve"}))
+      ->capture_default_str();
   app.add_option("--budgets", budgets_option, "comma list of latency budgets (delta) or none")->capture_default_str();
   app.add_flag("--m4", m4, "measure the ordinary and motes plans' instructions on the emulated Cortex-M4");
   app.add_option("--time-limit", time_limit_seconds, "seconds per compile's searches")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (models.empty()) models = kIssueModels;
+  if (models.empty()) models = model_set == "curve" ? list_curve_models() : kIssueModels;
   std::vector<double> budgets;
   for (size_t begin = 0; begin <= budgets_option.size();) {
     const size_t comma = std::min(budgets_option.find(',', begin), budgets_option.size());
@@ -129,8 +154,9 @@ int run(int argc, char** argv) {
   }
 
   std::cout << "| model | delta | ordinary peak B | best without motes (arena B) | motes peak B | motes arena B "
-               "| loops | MACs ratio | calls | verified | compile s | M4 instructions ratio (measured) |\n"
-            << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+               "| loops | MACs ratio | calls | verified | compile s | M4 instructions ratio (predicted) "
+               "| M4 instructions ratio (measured) |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string& model : models) {
     std::cerr << short_name(model) << "...\n";
     Result<CheckedModel> m = load_checked_model(model);
@@ -139,6 +165,7 @@ int run(int argc, char** argv) {
       continue;
     }
     std::optional<uint64_t> ordinary_instructions;
+    std::map<std::string, uint64_t> measured_plans;  // printed motes plan -> its instructions
     for (double budget : budgets) {
       driver::CompileOptions options;
       options.latency_budget = budget;
@@ -164,13 +191,24 @@ int run(int argc, char** argv) {
         std::cout << (motes ? first_line(motes->note) : std::string("no motes candidate")) << " |\n";
         continue;
       }
-      const bool verified = report->result().rank == driver::LatencyRank::kMotes && report->verification.verified;
+      // The chosen plan was verified by the compile; a motes plan not chosen is verified here.
+      bool verified = report->verification.verified;
+      if (report->result().rank != driver::LatencyRank::kMotes) {
+        const Result<driver::Verification> v = driver::verify_by_execution(m->graph, motes->plan, options.seed, true);
+        verified = v && v->verified;
+      }
       std::cout << format_thousands(motes->peak_bytes) << " | " << format_thousands(motes->arena_bytes) << " | "
                 << motes->loops << " | "
                 << format_ratio(static_cast<double>(motes->macs) / static_cast<double>(report->ordinary().macs))
                 << " | " << format_thousands(motes->kernel_calls) << " | "
-                << (verified ? "yes" : report->result().rank == driver::LatencyRank::kMotes ? "no" : "not chosen")
+                << (verified ? "yes" : "no")
                 << " | " << std::fixed << std::setprecision(1) << report->compile_seconds << " | ";
+      const std::optional<double>& ordinary_predicted = report->ordinary().predicted_instructions;
+      if (motes->predicted_instructions && ordinary_predicted) {
+        std::cout << format_ratio(*motes->predicted_instructions / *ordinary_predicted) << " | ";
+      } else {
+        std::cout << "not predicted | ";
+      }
       if (!m4) {
         std::cout << "- |\n";
         continue;
@@ -184,7 +222,13 @@ int run(int argc, char** argv) {
         }
         ordinary_instructions = *measured;
       }
-      Result<uint64_t> measured = measure_m4(*m, motes->plan, name + "_motes");
+      // A budget that gives the same plan as another (printed alike) is not run again.
+      std::ostringstream printed;
+      plan::print_plan(printed, m->graph, motes->plan);
+      auto cached = measured_plans.find(printed.str());
+      Result<uint64_t> measured = cached != measured_plans.end() ? Result<uint64_t>(cached->second)
+                                                                 : measure_m4(*m, motes->plan, name + "_motes");
+      if (measured) measured_plans.emplace(printed.str(), *measured);
       if (!measured) {
         std::cout << first_line(measured.error().format()) << " |\n";
         continue;
