@@ -254,7 +254,10 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   auto ratio_of = [&](const CompileCandidate& c) {
     return c.predicted_instructions.value_or(partition::kNoLatencyBudget) / ordinary_instructions.value_or(1.0);
   };
-  double search_budget = budgeted ? limit / latency->ordinary : partition::kNoLatencyBudget;
+  // Never below 1: the state without loops stays admissible, so the search
+  // never trades memory for speed (the ordinary candidate's primitives can be
+  // predicted a little faster than every call on its fastest primitive).
+  double search_budget = budgeted ? std::max(1.0, limit / latency->ordinary) : partition::kNoLatencyBudget;
   std::string retries;
   constexpr int kSearches = 3;
   for (int attempt = 0;; ++attempt) {
@@ -284,13 +287,13 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     }
     const std::string over = "predicted " + format_ratio(predicted / *ordinary_instructions) + " with " +
                              std::to_string(searched.schemes.size()) + " row loops";
-    if (attempt + 1 == kSearches || searched.schemes.empty() || predicted == partition::kNoLatencyBudget ||
-        options.deadline.expired()) {
+    if (attempt + 1 == kSearches || searched.schemes.empty() || search_budget <= 1.0 ||
+        predicted == partition::kNoLatencyBudget || options.deadline.expired()) {
       candidate.note = "motes: no plan within " + describe_budget(options.latency_budget) + " (" + over + ")";
       return candidate;
     }
     retries += "; searched again after " + over;
-    search_budget = std::min(search_budget, searched.latency / latency->ordinary) * limit / predicted;
+    search_budget = std::max(1.0, std::min(search_budget, searched.latency / latency->ordinary) * limit / predicted);
   }
 }
 
