@@ -104,11 +104,15 @@ void restate_constant_channels(const std::vector<int64_t>& absolute_sums, std::v
   }
 }
 
-// tinyfit/requantize.h's requirement for every channel.
+// tinyfit/requantize.h's requirement for every channel. A channel whose
+// multiplier is 0 (a dead channel: TFLite gives some a zero scale and a bias
+// near the int32 limits) requantises every sum to 0 in both forms, whatever
+// the sum, so it does not constrain the sums.
 bool check_requantize_fits(const std::vector<int64_t>& weight_sums, const std::vector<int32_t>& bias,
                            const std::vector<int32_t>& multiplier, const std::vector<int32_t>& shift,
                            int64_t max_input) {
   for (size_t c = 0; c < weight_sums.size(); ++c) {
+    if (multiplier[c] == 0 && shift[c] <= 0 && shift[c] >= -31) continue;
     const int64_t left = shift[c] > 0 ? shift[c] : 0, right = shift[c] > 0 ? 0 : -int64_t{shift[c]};
     const int64_t largest = std::abs(int64_t{bias[c]}) + max_input * weight_sums[c];
     if ((multiplier[c] != 0 && multiplier[c] < (int32_t{1} << 30)) || right > 31 || left > 30 ||

@@ -341,6 +341,27 @@ TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
   }
 }
 
+// A channel whose weight scale is 0 (multiplier 0) but whose weights are not
+// and whose bias is near the int32 limits, as in mcunet-5fps_vww's expansion
+// layers (which ran the direct loops for it): every sum requantises to 0,
+// so the channel does not keep the layer from its __dsp kernel.
+TEST(ConvDspKernels, AChannelOfMultiplierZeroStillRunsItsDspKernelExactly) {
+  for (ir::OpType op : {ir::OpType::kConv2D, ir::OpType::kDepthwiseConv2D}) {
+    const bool depthwise = op == ir::OpType::kDepthwiseConv2D;
+    const ir::Shape input{1, 4, 5, 8};
+    Case c{depthwise ? "DepthwiseConv2D 3x3 with a zero-scale channel" : "Conv2D 1x1 with a zero-scale channel",
+           depthwise ? "dwconv2d_direct__dsp" : "conv2d_1x1__dsp",
+           make_net(ir::DType::kI8, input, make_layer(op, 8, depthwise ? 3 : 1, 1, 1, depthwise ? ir::Padding2D{1, 1, 1, 1}
+                                                                                              : ir::Padding2D{}))};
+    const ir::Node& node = c.net.graph.nodes[0];
+    c.net.graph.tensor(node.inputs[1]).quant->scale[0] = 0.0f;
+    for (int32_t bias : {int32_t{2147483000}, int32_t{-2147483000}}) {
+      std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
+      expect_case_runs_its_kernel_exactly(c);
+    }
+  }
+}
+
 // runtime/kernels.def: a __dsp kernel without cases here would run untested.
 TEST(ConvDspKernels, EveryDspKernelOfKernelsDefHasCases) {
   std::ifstream def(std::string(TINYFIT_SOURCE_DIR) + "/runtime/kernels.def");

@@ -47,6 +47,12 @@ static inline uint32_t tf_load_u32(const void* p) {
   return v;
 }
 
+/* A little-endian int16 at any alignment. */
+static inline int32_t tf_load_s16(const void* p) {
+  const uint8_t* b = (const uint8_t*)p;
+  return (int32_t)(int16_t)(uint16_t)((uint32_t)b[0] | (uint32_t)b[1] << 8);
+}
+
 static inline void tf_store_u32(void* p, uint32_t v) {
 #if defined(__GNUC__)
   __builtin_memcpy(p, &v, sizeof v);

@@ -27,23 +27,20 @@ typedef struct dwconv_dsp_window {
   int32_t rows, cols;   /* taps in bounds */
 } dwconv_dsp_window;
 
-/* Weight of channel c at tap `tap`: lane c % 4 of its group's tap. */
-static inline int32_t dwconv_dsp_weight(const uint32_t* words, ptrdiff_t group_words, int32_t c, int32_t tap) {
-  const uint32_t word = words[(c >> 2) * group_words + tap * 2 + ((c & 3) >> 1)];
-  return (int32_t)(int16_t)(uint16_t)(c & 1 ? word >> 16 : word & 0xffffu);
-}
-
-/* One channel c, every tap of the window. */
+/* One channel c, every tap of the window: channel c's weight at tap t is the
+ * 16-bit lane (c % 4) of its group's tap, so the window's weights are every
+ * fourth halfword from the first tap's (little-endian words: lane 0 first). */
 static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uint32_t* words, ptrdiff_t group_words,
                                          int32_t c, const tf_conv_params* p, ptrdiff_t x_row_step, ptrdiff_t x_col_step,
                                          int32_t x_offset) {
   const dsp_element* x = win->x + c;
+  const uint8_t* w = (const uint8_t*)(words + (c >> 2) * group_words + win->first_tap * 2) + (c & 3) * 2;
+  const ptrdiff_t w_row_step = (ptrdiff_t)p->kernel_w * 8;
+  const int32_t cols = win->cols;
   int32_t acc = ((const int32_t*)p->bias)[c], ky, kx;
-  for (ky = 0; ky < win->rows; ++ky, x += x_row_step) {
-    const int32_t tap = win->first_tap + ky * p->kernel_w;
-    for (kx = 0; kx < win->cols; ++kx) {
-      acc += dsp_widen(x[kx * x_col_step], x_offset) * dwconv_dsp_weight(words, group_words, c, tap + kx);
-    }
+  for (ky = 0; ky < win->rows; ++ky, x += x_row_step, w += w_row_step) {
+    const dsp_element* x_tap = x;
+    for (kx = 0; kx < cols; ++kx, x_tap += x_col_step) acc += dsp_widen(*x_tap, x_offset) * tf_load_s16(w + kx * 8);
   }
   return acc;
 }
