@@ -11,13 +11,13 @@
  * Four channels at a time: one 32-bit load brings a tap's four input
  * channels, two widenings (SXTAB16, the odd one with its rotation) split them
  * into even and odd channels, and each channel's product is one SMLAxy whose
- * halves select its lanes: a tap of four channels is eight instructions and a
- * weight load (GCC 12 -O2 spills some pointers of the unrolled 3x3 window, and
- * the requantisation of four outputs costs about as much as the window: 6.6
- * instructions per MAC in all measured on vww_96's layers, where CMSIS-NN's s8
- * depthwise spends 8-9). Channels before the first multiple of four and after the last,
- * one at a time. Taps outside the input are skipped (offsets are added on
- * widening, so a padded tap adds nothing). */
+ * halves select its lanes: a tap of four channels is seven instructions and a
+ * weight load. Interior pixels (every tap in bounds) run a row at a time per
+ * group (dwconv_dsp_interior: about 4.3 instructions per MAC for 3x3 on a
+ * Cortex-M4, where CMSIS-NN's s8 depthwise spends 8-9); border pixels take
+ * their in-bounds taps (dwconv_dsp_pixel). Channels before the first multiple
+ * of four and after the last, one at a time. Taps outside the input are
+ * skipped (offsets are added on widening, so a padded tap adds nothing). */
 #include "tinyfit/kernel_templates/conv_taps.h"
 
 /* The in-bounds taps of one output pixel. */
