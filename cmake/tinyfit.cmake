@@ -13,8 +13,20 @@ if(TINYFIT_SANITIZE)
   add_link_options(${TINYFIT_SANITIZE_FLAGS})
 endif()
 
+# The layers are static libraries, except in sanitizer builds: there each of the
+# ~100 test executables would carry its own instrumented copy of every layer it
+# uses (10-40 MB each, over 1 GB in all), which filled a CI machine's disk.
+# Shared there, they are built once. Every library is position independent so
+# that the static helpers (runtime, CLI, test harnesses) can join either kind.
+if(TINYFIT_SANITIZE)
+  set(TINYFIT_LIBRARY_TYPE SHARED)
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+else()
+  set(TINYFIT_LIBRARY_TYPE STATIC)
+endif()
+
 # tinyfit_layer(NAME DEPS <libs...>)
-# One static library per folder under src/: every *.cc in the folder (and its
+# One library per folder under src/ (TINYFIT_LIBRARY_TYPE): every *.cc in the folder (and its
 # subfolders) except *_test.cc. Each *_test.cc becomes a unit test linked to the
 # layer. Sources are globbed so that parallel work on one layer never fights over
 # a hand-kept list; CONFIGURE_DEPENDS re-globs on every build.
@@ -25,7 +37,7 @@ function(tinyfit_layer name)
   if(tests)
     list(REMOVE_ITEM srcs ${tests})
   endif()
-  add_library(tinyfit_${name} STATIC ${srcs})
+  add_library(tinyfit_${name} ${TINYFIT_LIBRARY_TYPE} ${srcs})
   target_include_directories(tinyfit_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(tinyfit_${name} PRIVATE ${TINYFIT_WARNINGS})
   target_link_libraries(tinyfit_${name} PUBLIC ${ARG_DEPS})
