@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "json_text.h"
+#include "compile_devices_output.h"
 #include "compile_output.h"
 #include "driver/compile_pipeline.h"
 #include "model_option.h"
@@ -43,6 +44,9 @@ struct CompileCliOptions {
   std::string out_dir;
   std::string emit_name;
   uint32_t seed = 12345;  // shared/models/golden/README.md: x_0 = 12345, as `tinyfit run`
+  DeviceCliOptions devices;
+  // Flags given explicitly (CLI11 counts), for --devices' not-built-yet messages.
+  std::vector<std::string> single_device_flags;
 };
 
 // A progress line on a terminal only: logs and pipes stay clean.
@@ -105,7 +109,43 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   return options;
 }
 
+// --devices N: the multi-device pipeline (driver/compile_devices.h). What it
+// does not build yet says so (exit 2) instead of ignoring a flag.
+Status run_compile_on_devices(const CompileCliOptions& cli) {
+  auto not_built = [](const std::string& what) {
+    return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
+  };
+  if (cli.devices.partition == "search") return not_built("the latency search (--partition search)");
+  if (!cli.emit.empty()) return not_built("per-device emitted C (--emit)");
+  if (!cli.svg_path.empty()) return not_built("the per-device memory chart (--svg)");
+  if (cli.dump_plan) return not_built("--dump-plan of a device plan");
+  for (const std::string& flag : cli.single_device_flags) {
+    if (flag == "--sram") return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
+    return not_built("composing device parts with the single-device techniques (" + flag + ")");
+  }
+  driver::DeviceCompileOptions options;
+  TINYFIT_ASSIGN_OR_RETURN(options.limits, parse_device_limits(cli.devices));
+  options.execute = !cli.no_verify;
+  options.seed = cli.seed;
+  TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
+  TINYFIT_ASSIGN_OR_RETURN(const driver::DeviceCompileReport report, driver::compile_on_devices(graph, options));
+  if (cli.json) {
+    std::cout << format_json(make_devices_json(graph, report)) << std::endl;
+  } else {
+    print_devices_text(std::cout, graph, report);
+  }
+  if (!report.fits()) {
+    Diag diag;
+    diag.code = ExitCode::kDoesNotFit;
+    diag.file = report.model;
+    diag.message = driver::describe_device_shortfall(report);
+    return tl::unexpected(diag);
+  }
+  return {};
+}
+
 Status run_compile(const CompileCliOptions& cli) {
+  if (cli.devices.devices > 0) return run_compile_on_devices(cli);
   // Flags first: a typo costs no model import.
   TINYFIT_ASSIGN_OR_RETURN(driver::CompileOptions options, make_compile_options(cli));
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
@@ -181,7 +221,31 @@ CommandAction setup_compile_command(CLI::App& app) {
   name->needs(emit);
   app.add_option("--seed", cli->seed, "seed (x_0) of the deterministic input the plan is checked on")
       ->capture_default_str();
-  return [cli] { return run_compile(*cli); };
+  CLI::Option* devices = app.add_option("--devices", cli->devices.devices,
+                                        "split the model across N devices (MemoriaNova): cout/fmh/len parts and "
+                                        "transfers, verified together")
+                             ->check(CLI::Range(1, 64));
+  app.add_option("--device-sram", cli->devices.sram_list, "SRAM per device: one size or one per device (128KiB,96KiB)")
+      ->type_name("SIZES")
+      ->needs(devices);
+  app.add_option("--device-flash", cli->devices.flash_list, "flash per device (weights): one size or one per device")
+      ->type_name("SIZES")
+      ->needs(devices);
+  app.add_option("--link-bytes-per-second", cli->devices.link_bytes_per_second,
+                 "link rate between devices, for the transfer time (e.g. 125000 for UART at 1 Mbit/s)")
+      ->needs(devices);
+  app.add_option("--partition", cli->devices.partition,
+                 "devices: k1k2 (MemoriaNova's rule) or search (latency search, not built yet)")
+      ->check(CLI::IsMember({"k1k2", "search"}))
+      ->capture_default_str()
+      ->needs(devices);
+  return [cli, &app] {
+    for (const char* flag : {"--sram", "--techniques", "--latency-budget", "--order", "--placement", "--target",
+                             "--accumulator-bits"}) {
+      if (app.count(flag) > 0) cli->single_device_flags.push_back(flag);
+    }
+    return run_compile(*cli);
+  };
 }
 
 }  // namespace tinyfit::tools
