@@ -10,6 +10,7 @@
 
 #include "devices/build_device_plan.h"
 #include "devices/choose_k1k2.h"
+#include "devices/choose_min_memory.h"
 #include "devices/device_memory.h"
 #include "devices/execute_device_plan.h"
 #include "devices/part_boxes.h"
@@ -182,6 +183,35 @@ TEST(DevicePlanProperty, RandomChainsOnRandomDevicesMatchTheReference) {
   for (ExchangeKind kind : {ExchangeKind::kScatter, ExchangeKind::kGather, ExchangeKind::kHalo,
                             ExchangeKind::kRedistribute, ExchangeKind::kLocalCopy}) {
     EXPECT_GT(exchanges[kind], 5) << exchange_kind_name(kind);
+  }
+}
+
+// Both choosers on random chains and random heterogeneous limits: their plans
+// are verified bit-exact, and min-memory splits every operator the kernels
+// can split across all devices.
+TEST(Choosers, PlansOfBothChoosersMatchTheReference) {
+  kernel_oracle::Random r(14);
+  for (int trial = 0; trial < 40; ++trial) {
+    row_chain::ChainSpec spec;
+    spec.seed = 1000 + static_cast<uint64_t>(trial);
+    spec.operators = static_cast<int>(r.uniform_int(1, 6));
+    spec.rows = r.uniform_int(4, 14);
+    const auto c = row_chain::make_random_row_chain(spec);
+    DeviceLimits limits;
+    const int n = static_cast<int>(r.uniform_int(2, 4));
+    for (int d = 0; d < n; ++d) limits.sram_bytes.push_back(r.uniform_int(64, 4096));
+    const std::string label = "seed " + std::to_string(spec.seed);
+    expect_verified(c, choose_by_k1k2(c.graph, given_order(c.graph), limits), n, label + " k1k2");
+    const auto choices = choose_min_memory(c.graph, given_order(c.graph), limits);
+    for (const OperatorChoice& choice : choices) {
+      const ir::Node& node = c.graph.nodes[static_cast<size_t>(choice.node)];
+      const bool splittable = serves_split(c.graph, node, Split::kRows, n) ||
+                              serves_split(c.graph, node, Split::kChannels, n) ||
+                              serves_split(c.graph, node, Split::kLength, n);
+      EXPECT_EQ(choice.split != Split::kWhole, splittable) << label << " node " << node.name;
+    }
+    expect_verified(c, choices, n, label + " min-memory");
+    if (::testing::Test::HasFailure()) return;
   }
 }
 

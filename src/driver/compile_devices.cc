@@ -6,6 +6,7 @@
 #include "analysis/memory_profile.h"
 #include "devices/build_device_plan.h"
 #include "devices/choose_k1k2.h"
+#include "devices/choose_min_memory.h"
 #include "devices/execute_device_plan.h"
 #include "exec/reference_interpreter.h"
 #include "support/byte_size.h"
@@ -54,13 +55,16 @@ Result<DeviceCompileReport> compile_on_devices(const ir::Graph& graph, const Dev
   DeviceCompileReport report;
   report.model = graph.source_path;
   report.options_limits = options.limits;
+  report.partition = options.partition;
   {
     const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
     report.single_device_peak_bytes = analysis::compute_memory_profile(bg, analysis::given_order(bg)).peak_bytes;
   }
   std::vector<ir::NodeId> order(graph.nodes.size());
   std::iota(order.begin(), order.end(), 0);
-  const std::vector<devices::OperatorChoice> choices = devices::choose_by_k1k2(graph, order, options.limits);
+  const std::vector<devices::OperatorChoice> choices = options.partition == "min-memory"
+                                                            ? devices::choose_min_memory(graph, order, options.limits)
+                                                            : devices::choose_by_k1k2(graph, order, options.limits);
   TINYFIT_ASSIGN_OR_RETURN(report.plan,
                            devices::build_device_plan(graph, choices, options.limits.count_devices()));
   devices::place_device_buffers(report.plan);
@@ -88,7 +92,7 @@ std::string describe_device_shortfall(const DeviceCompileReport& report) {
               format_thousands(report.options_limits.flash_bytes[static_cast<size_t>(d)]);
     }
   }
-  return "does not fit the devices with the k1/k2 partition: " + text;
+  return "does not fit the devices with the " + report.partition + " partition: " + text;
 }
 
 }  // namespace tinyfit::driver

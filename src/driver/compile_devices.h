@@ -2,7 +2,8 @@
 // MemoriaNova). Thin, like compile_pipeline: the passes in order, each from
 // src/devices/:
 //   choose-k1k2          the partition of every operator (MemoriaNova eqs.
-//                        4-5), over the model's own operator order;
+//                        4-5), over the model's own operator order; or
+//   choose-min-memory    tinyfit's memory-first partition (--partition min-memory);
 //   build-device-plan    buffers, parts and transfers per device;
 //   place-device-buffers one arena per device;
 //   execute-device-plan  every device in its own poisoned arena of exactly
@@ -27,6 +28,7 @@ namespace tinyfit::driver {
 struct DeviceCompileOptions {
   devices::DeviceLimits limits;
   bool execute = true;   // false: --no-verify
+  std::string partition = "k1k2";  // or "min-memory"
   uint32_t seed = 12345; // x_0 of the deterministic input (exec::make_golden_input), seed + i for input i
 };
 

@@ -127,6 +127,7 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
   TINYFIT_ASSIGN_OR_RETURN(options.limits, parse_device_limits(cli.devices));
   options.execute = !cli.no_verify;
   options.seed = cli.seed;
+  options.partition = cli.devices.partition;
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
   TINYFIT_ASSIGN_OR_RETURN(const driver::DeviceCompileReport report, driver::compile_on_devices(graph, options));
   if (cli.json) {
@@ -235,8 +236,9 @@ CommandAction setup_compile_command(CLI::App& app) {
                  "link rate between devices, for the transfer time (e.g. 125000 for UART at 1 Mbit/s)")
       ->needs(devices);
   app.add_option("--partition", cli->devices.partition,
-                 "devices: k1k2 (MemoriaNova's rule) or search (latency search, not built yet)")
-      ->check(CLI::IsMember({"k1k2", "search"}))
+                 "devices: k1k2 (MemoriaNova's rule), min-memory (every operator split by its smallest "
+                 "part) or search (latency search, not built yet)")
+      ->check(CLI::IsMember({"k1k2", "min-memory", "search"}))
       ->capture_default_str()
       ->needs(devices);
   return [cli, &app] {

@@ -71,7 +71,8 @@ Result<devices::DeviceLimits> parse_device_limits(const DeviceCliOptions& option
 void print_devices_text(std::ostream& out, const ir::Graph& graph, const driver::DeviceCompileReport& r) {
   out << "model: " << escape_for_display(r.model) << "\n"
       << "devices: " << r.plan.count_devices() << " (partition: " << r.partition
-      << ", MemoriaNova eqs. 4-5 per convolution; order: the model's)\n"
+      << (r.partition == "k1k2" ? ", MemoriaNova eqs. 4-5 per convolution" : ", every split operator by its smallest part")
+      << "; order: the model's)\n"
       << "one device, ordinary execution: peak " << format_thousands(r.single_device_peak_bytes) << " bytes\n";
   using Align = TextTable::Align;
   TextTable table({"device", "sram_limit", "arena_bytes", "peak_bytes", "peak_at", "flash_bytes", "flash_limit", "parts"},
