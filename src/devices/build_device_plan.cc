@@ -105,6 +105,13 @@ class Builder {
       for (ir::TensorId out : node.outputs) part.outputs.push_back(compute_part_box(graph_.tensor(out).shape, c.split, p, parts));
       if (part.outputs[0].is_empty()) continue;
       part.inputs = compute_input_boxes(graph_, node, part.outputs[0]);
+      if (c.split == Split::kWhole) {
+        // Whole kernels take their whole inputs (a Slice applies its begin to
+        // its input view), even where the windows read less.
+        for (size_t i = 0; i < part.inputs.size(); ++i) {
+          if (!part.inputs[i].axes.empty()) part.inputs[i] = make_full_box(graph_.input_tensor(node, i).shape);
+        }
+      }
       result.push_back(std::move(part));
     }
     return result;

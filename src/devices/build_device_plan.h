@@ -10,7 +10,8 @@
 // two apart, one buffer holds both (fmh: a device's rows and its halo);
 // otherwise the device also copies its own part into the box it reads
 // (kLocalCopy). Graph inputs start whole on device 0; graph outputs end whole
-// on device 0. A reshape-like operator (an alias on one device) is a copy of
+// on device 0. A whole operator reads its whole inputs (whole kernels take
+// whole views: a Slice applies its begin to its input view). A reshape-like operator (an alias on one device) is a copy of
 // its input's bytes here.
 //
 // Not built yet: composing a device's part with the single-device
