@@ -219,10 +219,10 @@ OracleCase make_sized_layer_norm(Random& r, DType dtype) {
 // An inverted residual block (MobileNetV2): 1x1 expansion, depthwise 3x3,
 // 1x1 projection [+ the block's input]; its wide middle is what partial
 // execution cuts, and what the fused segment kernel never holds whole.
-OracleCase make_inverted_residual(Random& r, DType dtype) {
+OracleCase make_inverted_residual(Random& r, DType dtype, bool sized) {
   OracleCase c;
-  const int64_t rows = r.uniform_int(3, 16);
-  const int64_t channels = r.pick(std::vector<int64_t>{4, 8, 16});
+  const int64_t rows = sized ? r.uniform_int(12, 28) : r.uniform_int(3, 16);
+  const int64_t channels = r.pick(sized ? std::vector<int64_t>{8, 16, 24} : std::vector<int64_t>{4, 8, 16});
   const int64_t expanded = channels * r.pick(std::vector<int64_t>{3, 6});
   const int64_t stride = r.pick(std::vector<int64_t>{1, 2});
   const int64_t out_rows = (rows + 2 - 3) / stride + 1;
@@ -411,7 +411,11 @@ std::vector<Maker> list_makers() {
     if (t != DType::kF32) {
       makers.push_back({"gather" + s, "transformer" + s, [t](Random& r) { return make_gather_case(r, t); }, 2, false});
     }
-    makers.push_back({"inverted_residual" + s, "chain" + s, [t](Random& r) { return make_inverted_residual(r, t); }, 2, false});
+    makers.push_back({"inverted_residual" + s, "chain" + s, [t](Random& r) { return make_inverted_residual(r, t, false); }, 2, false});
+    // At feature-map sizes, so the in-place (line-buffer) depthwise kernels
+    // are fitted where real networks run them, not only on tiny maps.
+    makers.push_back({"sized_inverted_residual" + s, "chain" + s,
+                      [t](Random& r) { return make_inverted_residual(r, t, true); }, 3, false});
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
