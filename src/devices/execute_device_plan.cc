@@ -4,71 +4,12 @@
 #include <memory>
 #include <string>
 
-#include "devices/split_support.h"
+#include "devices/part_kernel.h"
 #include "exec/kernel_call.h"
 #include "exec/plan_executor.h"
 
 namespace tinyfit::devices {
 namespace {
-
-// The kernel of one device's part, prepared on a one-call plan that tells the
-// binding which form to pick (exec/kernel_call.h): a call whose output view
-// sweeps rows for the window kernels' part form, a channel chunk for
-// FullyConnected, a whole call otherwise. The views it runs on are the
-// part's boxes (make_part_view), so the plan's views only choose the kernel.
-struct PreparedPart {
-  std::unique_ptr<plan::Plan> plan;
-  std::unique_ptr<exec::PreparedKernel> kernel;  // null for an alias (a byte copy)
-  bool chunk_of_channels = false;
-};
-
-Result<PreparedPart> prepare_part(const ir::Graph& graph, const Stage& stage, const PartCompute& compute) {
-  const ir::Node& node = graph.nodes[static_cast<size_t>(compute.node)];
-  PreparedPart part;
-  if (ir::op_decl(node.op).is_alias) return part;
-  part.plan = std::make_unique<plan::Plan>();
-  plan::Plan& p = *part.plan;
-  auto add_view = [&](ir::TensorId t) {
-    const ir::Tensor& tensor = graph.tensor(t);
-    p.buffers.push_back({tensor.name, plan::BufferRole::kActivation, tensor.dtype, tensor.size_bytes(), 4, 0});
-    return plan::make_dense_view(static_cast<plan::BufferId>(p.buffers.size()) - 1, tensor.shape);
-  };
-  plan::KernelCall call;
-  call.node = compute.node;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (compute.input_buffers[i] >= 0) call.inputs.push_back(add_view(node.inputs[i]));
-  }
-  for (ir::TensorId t : node.outputs) call.outputs.push_back(add_view(t));
-  const ir::Shape& out = graph.output_tensor(node, 0).shape;
-  if (stage.split != Split::kWhole && reads_view_origins(node)) {
-    call.outputs[0] = plan::follow_chunk(call.outputs[0], 0, 1, out[1], false);
-    p.steps.push_back({plan::Loop{"device-part", plan::LoopAxis::kRows, out[1], out[1], {{call}}}});
-  } else if (stage.split == Split::kChannels && node.op == ir::OpType::kFullyConnected) {
-    call.mode = plan::CallMode::kChunk;
-    call.outputs[0] = plan::follow_chunk(call.outputs[0], 0, 1, out[1], false);
-    p.steps.push_back({plan::Loop{"device-part", plan::LoopAxis::kChannels, out[1], out[1], {{call}}}});
-    part.chunk_of_channels = true;
-  } else {
-    p.steps.push_back({call});
-  }
-  const plan::KernelCall& placed =
-      p.steps[0].is_loop() ? p.steps[0].loop().body[0].call() : p.steps[0].call();
-  TINYFIT_ASSIGN_OR_RETURN(part.kernel, exec::prepare_kernel(exec::KernelCallContext{graph, p, placed}));
-  return part;
-}
-
-// A view of `box` inside a buffer holding the dense box `held`.
-plan::ViewInstance make_part_view(const Box& held, const Box& box) {
-  plan::ViewInstance view;
-  const ir::Shape extents = held.extents();
-  view.strides = ir::compute_strides(extents);
-  for (size_t a = 0; a < box.axes.size(); ++a) {
-    view.offset_elements += (box.axes[a].begin - held.axes[a].begin) * view.strides[a];
-    view.shape.push_back(box.axes[a].size());
-    view.origin.push_back(box.axes[a].begin);
-  }
-  return view;
-}
 
 // Copies `box` between two buffers holding the boxes `from_box` and `to_box`,
 // one contiguous run of the last axis at a time.
@@ -108,7 +49,7 @@ class DeviceRunner {
   Status prepare_all() {
     for (const Stage& stage : plan_.stages) {
       for (const PartCompute& compute : stage.computes) {
-        TINYFIT_ASSIGN_OR_RETURN(PreparedPart part, prepare_part(graph_, stage, compute));
+        TINYFIT_ASSIGN_OR_RETURN(PartKernel part, prepare_part_kernel(graph_, stage, compute));
         parts_.push_back(std::move(part));
       }
     }
@@ -141,7 +82,7 @@ class DeviceRunner {
   }
 
  private:
-  void run(const PartCompute& compute, const PreparedPart& part) {
+  void run(const PartCompute& compute, const PartKernel& part) {
     const DeviceId d = compute.device;
     if (!part.kernel) {  // an alias: the input's bytes, whole, into the output's buffer
       const int in = compute.input_buffers.at(0), out = compute.output_buffers.at(0);
@@ -171,7 +112,7 @@ class DeviceRunner {
   const ir::Graph& graph_;
   const DevicePlan& plan_;
   std::vector<std::unique_ptr<uint8_t[]>> arenas_;
-  std::vector<PreparedPart> parts_;
+  std::vector<PartKernel> parts_;
   std::vector<tf_view> inputs_, outputs_;
 };
 
