@@ -8,9 +8,15 @@
 // The chain, int8 NHWC:
 //   x 1x8x8x4 -> conv1 3x3 pad 1 -> 1x8x8x8 -> conv2 3x3 pad 1 -> 1x8x8x8
 //             -> conv3 1x1 -> y 1x8x8x4
-// Cut after conv2 (device_split.h): device 0 holds x and conv1, conv2 and
-// their weights, device 1 holds conv3 and y; conv2's output crosses the
-// link: 8 x 8 x 8 = 512 bytes, once.
+// Two plans of it:
+//  - cut after conv2 (device_split.h): device 0 holds x and conv1, conv2 and
+//    their weights, device 1 holds conv3 and y; conv2's output crosses the
+//    link: 8 x 8 x 8 = 512 bytes, once;
+//  - the devices planner's (driver/compile_devices.h, --partition
+//    min-memory): every conv split across both devices (cout or fmh parts,
+//    scatters, halo exchanges, gathers), verified on the host first, then
+//    emitted through driver/device_programs.h as `tinyfit compile --devices 2
+//    --partition min-memory --emit c` does.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -18,6 +24,8 @@
 #include "checked_model.h"
 #include "codegen/emit_devices.h"
 #include "device_split.h"
+#include "driver/compile_devices.h"
+#include "driver/device_programs.h"
 #include "emitted_build.h"
 #include "linked_devices.h"
 #include "support/conv_test_nets.h"
@@ -62,32 +70,83 @@ void make_split_chain(SplitChain& out) {
   ASSERT_EQ(out.emitted.link_bytes, kCrossingBytes);
 }
 
-void check_linked_run(LinkKind kind) {
+// Runs the devices linked; the model output, from whichever device holds
+// it, must equal the reference, and each device's link must have moved
+// exactly the bytes its model.h promises, `planned_bytes` in all.
+void check_linked_run(const codegen::EmittedDevices& emitted, const CheckedModel& model, int64_t planned_bytes,
+                      LinkKind kind, const std::string& name) {
+  Result<LinkedRunReport> run = run_linked_devices(emitted, model.inputs, program_directory(name), kind);
+  ASSERT_TRUE(run) << run.error().format();
+  ASSERT_EQ(run->devices.size(), emitted.devices.size());
+  uint64_t exchanged = 0;
+  const std::vector<uint8_t>* output = nullptr;
+  for (size_t d = 0; d < run->devices.size(); ++d) {
+    const DeviceRunReport& device = run->devices[d];
+    EXPECT_EQ(device.status, 0) << "device " << d;
+    EXPECT_EQ(static_cast<int64_t>(device.bytes_sent), emitted.devices[d].link_send_bytes) << "device " << d;
+    EXPECT_EQ(static_cast<int64_t>(device.bytes_received), emitted.devices[d].link_receive_bytes) << "device " << d;
+    exchanged += device.bytes_sent;
+    if (device.outputs.contains(0)) {
+      EXPECT_EQ(output, nullptr) << "two devices hold the model output";
+      output = &device.outputs.at(0);
+    }
+  }
+  EXPECT_EQ(exchanged, static_cast<uint64_t>(planned_bytes));
+  ASSERT_NE(output, nullptr) << "no device printed the model output";
+  const std::string difference = describe_byte_difference(*output, model.reference.at(0));
+  EXPECT_EQ(difference, "");
+  std::cout << name << ": " << run->devices.size() << " devices, " << exchanged << " bytes exchanged, output "
+            << (difference.empty() ? "equals" : "differs from") << " the reference\n  " << run->command << "\n";
+}
+
+void check_cut_chain(LinkKind kind) {
   if (std::string missing = find_missing_link_tools(kind); !missing.empty()) {
     GTEST_SKIP() << missing << " is not installed";
   }
   SplitChain chain;
   ASSERT_NO_FATAL_FAILURE(make_split_chain(chain));
-  const std::string name = "devices/chain_" + std::string(link_kind_name(kind));
-  Result<LinkedRunReport> run = run_linked_devices(chain.emitted, chain.model.inputs, program_directory(name), kind);
-  ASSERT_TRUE(run) << run.error().format();
-  ASSERT_EQ(run->devices.size(), 2u);
-  uint64_t exchanged = 0;
-  for (size_t d = 0; d < run->devices.size(); ++d) {
-    const DeviceRunReport& device = run->devices[d];
-    const codegen::EmittedModel& model = chain.emitted.devices[d];
-    EXPECT_EQ(device.status, 0) << "device " << d;
-    EXPECT_EQ(static_cast<int64_t>(device.bytes_sent), model.link_send_bytes) << "device " << d;
-    EXPECT_EQ(static_cast<int64_t>(device.bytes_received), model.link_receive_bytes) << "device " << d;
-    exchanged += device.bytes_sent;
+  check_linked_run(chain.emitted, chain.model, kCrossingBytes, kind,
+                   "devices/cut_chain_" + std::string(link_kind_name(kind)));
+}
+
+// The devices planner's plan of the chain on `devices` devices of 2 KiB SRAM
+// each (the chain's ordinary peak is 1,024 bytes; min-memory splits every
+// conv anyway), verified on the host, emitted and run linked.
+void check_planned_chain(LinkKind kind, int devices, const std::string& partition = "min-memory") {
+  if (std::string missing = find_missing_link_tools(kind); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
   }
-  EXPECT_EQ(exchanged, static_cast<uint64_t>(kCrossingBytes));
-  ASSERT_TRUE(run->devices[1].outputs.contains(0)) << "device 1 holds the model output";
-  EXPECT_FALSE(run->devices[0].outputs.contains(0));
-  const std::string difference = describe_byte_difference(run->devices[1].outputs.at(0), chain.model.reference.at(0));
-  EXPECT_EQ(difference, "");
-  std::cout << link_kind_name(kind) << ": 2 devices, " << exchanged << " bytes exchanged, output "
-            << (difference.empty() ? "equals" : "differs from") << " the reference\n  " << run->command << "\n";
+  const CheckedModel model = make_conv_chain();
+  driver::DeviceCompileOptions options;
+  options.limits.sram_bytes.assign(static_cast<size_t>(devices), 2048);
+  options.partition = partition;
+  Result<driver::DeviceCompileReport> report = driver::compile_on_devices(model.graph, options);
+  ASSERT_TRUE(report) << report.error().format();
+  ASSERT_TRUE(report->verification.verified);
+  int split = 0;
+  std::string splits;
+  for (const devices::Stage& stage : report->plan.stages) {
+    if (stage.node < 0) continue;
+    split += stage.split != devices::Split::kWhole ? 1 : 0;
+    splits += " " + model.graph.nodes[static_cast<size_t>(stage.node)].name + " " +
+              std::string(devices::split_name(stage.split));
+  }
+  if (partition == "min-memory") {
+    EXPECT_EQ(split, 3) << "every conv split across the devices";
+  }
+  std::cout << devices << " devices, splits:" << splits << "\n";
+  Result<driver::DevicePrograms> programs = driver::make_device_programs(model.graph, report->plan);
+  ASSERT_TRUE(programs) << programs.error().format();
+  Result<codegen::EmittedDevices> emitted =
+      codegen::emit_device_models(programs->programs(model.graph), codegen::EmitOptions{});
+  ASSERT_TRUE(emitted) << emitted.error().format();
+  const int64_t planned = report->plan.count_link_bytes();
+  EXPECT_EQ(emitted->link_bytes, planned);
+  for (size_t d = 0; d < emitted->devices.size(); ++d) {
+    EXPECT_EQ(emitted->devices[d].arena_bytes, report->plan.devices[d].arena_bytes) << "device " << d;
+  }
+  check_linked_run(*emitted, model, planned, kind,
+                   "devices/" + partition + "_chain_" + std::to_string(devices) + "_" + std::string(link_kind_name(kind)));
 }
 
 TEST(EmittedCDevices, EachDeviceFolderHoldsItsOwnArenaWeightsAndLinkCalls) {
@@ -111,9 +170,37 @@ TEST(EmittedCDevices, EachDeviceFolderHoldsItsOwnArenaWeightsAndLinkCalls) {
   EXPECT_EQ(chain.emitted.devices[1].link_receive_bytes, kCrossingBytes);
 }
 
-TEST(EmittedCDevices, MpiProcessesLinkedComputeTheReferenceOutput) { check_linked_run(LinkKind::kMpi); }
+TEST(EmittedCDevices, ACutChainOnMpiProcessesComputesTheReferenceOutput) { check_cut_chain(LinkKind::kMpi); }
 
-TEST(EmittedCDevices, QemuBoardsLinkedByUartSocketsComputeTheReferenceOutput) { check_linked_run(LinkKind::kUart); }
+TEST(EmittedCDevices, ACutChainOnQemuBoardsLinkedByUartSocketsComputesTheReferenceOutput) {
+  check_cut_chain(LinkKind::kUart);
+}
+
+TEST(EmittedCDevices, PlannedSplitsOnTwoMpiProcessesComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kMpi, 2);
+}
+
+TEST(EmittedCDevices, PlannedSplitsOnTwoQemuBoardsLinkedByUartSocketsComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kUart, 2);
+}
+
+// Four devices: every board has three UARTs, one per peer (a full mesh of
+// six sockets).
+TEST(EmittedCDevices, PlannedSplitsOnFourMpiProcessesComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kMpi, 4);
+}
+
+TEST(EmittedCDevices, PlannedSplitsOnFourQemuBoardsLinkedByUartSocketsComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kUart, 4);
+}
+
+TEST(EmittedCDevices, KOneKTwoSplitsOnTwoMpiProcessesComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kMpi, 2, "k1k2");
+}
+
+TEST(EmittedCDevices, KOneKTwoSplitsOnTwoQemuBoardsComputeTheReferenceOutput) {
+  check_planned_chain(LinkKind::kUart, 2, "k1k2");
+}
 
 }  // namespace
 }  // namespace tinyfit::mcu

@@ -14,7 +14,9 @@
 
 #include "commands.h"
 #include "json_text.h"
+#include "codegen/emit_devices.h"
 #include "compile_devices_output.h"
+#include "driver/device_programs.h"
 #include "compile_output.h"
 #include "driver/compile_pipeline.h"
 #include "model_option.h"
@@ -116,7 +118,6 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
     return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
   };
   if (cli.devices.partition == "search") return not_built("the latency search (--partition search)");
-  if (!cli.emit.empty()) return not_built("per-device emitted C (--emit)");
   if (!cli.svg_path.empty()) return not_built("the per-device memory chart (--svg)");
   if (cli.dump_plan) return not_built("--dump-plan of a device plan");
   for (const std::string& flag : cli.single_device_flags) {
@@ -141,6 +142,22 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
     diag.file = report.model;
     diag.message = driver::describe_device_shortfall(report);
     return tl::unexpected(diag);
+  }
+  if (cli.emit == "c") {
+    // emit-c per device (codegen/emit_devices.h): one folder per device, the
+    // link layer in link/.
+    TINYFIT_ASSIGN_OR_RETURN(const driver::DevicePrograms programs, driver::make_device_programs(graph, report.plan));
+    codegen::EmitOptions emit_options;
+    emit_options.name = cli.emit_name;
+    TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedDevices emitted,
+                             codegen::emit_device_models(programs.programs(graph), emit_options));
+    TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_devices(emitted, cli.out_dir));
+    if (!cli.json) {
+      std::cout << "C code for " << emitted.devices.size() << " devices written to " << cli.out_dir << ": device0/";
+      if (emitted.devices.size() > 1) std::cout << " .. device" << emitted.devices.size() - 1 << "/";
+      std::cout << " (model.c, model.h, tinyfit_link.h each), link/ (tinyfit_link.h and its MPI and UART\n"
+                << "implementations), README.md; " << emitted.link_bytes << " bytes over the link per inference\n";
+    }
   }
   return {};
 }
