@@ -10,7 +10,8 @@
 //                        its size, compared with the reference interpreter.
 // Not built yet (exit 2 at the command line): the latency search over
 // operator order and partitions, composing parts with the single-device
-// techniques, per-device kernel workspaces, and per-device emitted C.
+// techniques and per-device kernel workspaces. Per-device
+// emitted C (--emit c) is driver/device_programs.h, run by the command line.
 #pragma once
 
 #include <cstdint>
