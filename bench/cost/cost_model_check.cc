@@ -131,7 +131,10 @@ void print_model_table(const std::vector<ModelRow>& rows, const std::string& tar
 // --- Kernel families ------------------------------------------------------------
 
 // "tf_qs8_conv2d_direct_rows" -> "conv2d_direct_rows": the family, every dtype.
+// A probe whose plan calls no kernel (its operators are all aliases, such as a
+// Reshape) has no family: the model predicts nothing for it.
 std::string kernel_family(std::string_view kernel) {
+  if (kernel.empty()) return "(no kernel call)";
   for (std::string_view prefix : {"tf_qs8_", "tf_qu8_", "tf_f32_", "tf_x8_", "tf_"}) {
     if (kernel.starts_with(prefix)) return std::string(kernel.substr(prefix.size()));
   }
