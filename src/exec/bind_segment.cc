@@ -4,6 +4,11 @@
 //    FullyConnected, DepthwiseConv2D (multiplier 1), in qs8, qu8 and f32;
 //  - a fused call (plan::KernelCall::fused) runs the fused inverted
 //    bottleneck, qs8 or qu8, whether or not it declares an overlap.
+// Quantized calls run the __dsp fast path (16-bit SIMD, the same access
+// order, so the same distance) where it serves the node: int8 weights
+// symmetric and requantisation within tinyfit/requantize.h's range
+// (exec/conv_primitive.h's conditions for the __dsp kernels); a fused call
+// runs it when it serves one of its stages, each other stage portable.
 // The constants are the direct kernels' (bind_conv_params.h, TFLite's ADD
 // parameters for the residual), so the results are bit for bit theirs.
 #include <array>
@@ -38,6 +43,12 @@ struct SegmentKernels {
   FusedFunction inverted_bottleneck;  // nullptr for f32
 };
 
+// The __dsp fast paths of one dtype token (qs8, qu8).
+struct SegmentDspKernels {
+  SegmentFunction conv2d, fully_connected;
+  FusedFunction inverted_bottleneck;
+};
+
 const SegmentKernels& segment_kernels_of(const std::string& dtype) {
   static const SegmentKernels kQs8{tf_qs8_conv2d_segment, tf_qs8_fully_connected_segment, tf_qs8_dwconv2d_segment,
                                    tf_qs8_inverted_bottleneck_segment};
@@ -46,6 +57,22 @@ const SegmentKernels& segment_kernels_of(const std::string& dtype) {
   static const SegmentKernels kF32{tf_f32_conv2d_segment, tf_f32_fully_connected_segment, tf_f32_dwconv2d_segment,
                                    nullptr};
   return dtype == "qs8" ? kQs8 : dtype == "qu8" ? kQu8 : kF32;
+}
+
+const SegmentDspKernels& segment_dsp_kernels_of(const std::string& dtype) {
+  static const SegmentDspKernels kQs8{tf_qs8_conv2d_segment__dsp, tf_qs8_fully_connected_segment__dsp,
+                                      tf_qs8_inverted_bottleneck_segment__dsp};
+  static const SegmentDspKernels kQu8{tf_qu8_conv2d_segment__dsp, tf_qu8_fully_connected_segment__dsp,
+                                      tf_qu8_inverted_bottleneck_segment__dsp};
+  return dtype == "qs8" ? kQs8 : kQu8;
+}
+
+// Whether a __dsp kernel computes a node with these constants: quantized,
+// int8 weights symmetric (they widen without an offset), requantisation in
+// range (exec/conv_primitive.h's serves()).
+bool dsp_serves(const ConvConstants& constants) {
+  return !constants.is_float() && constants.requantize_fits() &&
+         (constants.dtype_token() == "qu8" || constants.params().weight_offset == 0);
 }
 
 int32_t descending_of(const plan::KernelCall& call) {
@@ -129,6 +156,15 @@ Result<std::unique_ptr<PreparedKernel>> prepare_segment_kernel(const KernelCallC
   const SegmentKernels& kernels = segment_kernels_of(constants->dtype_token());
   const ir::OpType op = context.node().op;
   const std::string prefix = "tf_" + constants->dtype_token() + "_";
+  if (op != ir::OpType::kDepthwiseConv2D && dsp_serves(*constants)) {
+    // IR-layout weights and per-channel requantisation records (pointwise: no re-lay).
+    constants->pack_for(ConvPrimitive::kPointwiseDsp, false);
+    const SegmentDspKernels& dsp = segment_dsp_kernels_of(constants->dtype_token());
+    const bool fc = op == ir::OpType::kFullyConnected;
+    return std::make_unique<PreparedSegmentKernel>(
+        std::move(constants), prefix + (fc ? "fully_connected_segment__dsp" : "conv2d_segment__dsp"),
+        fc ? dsp.fully_connected : dsp.conv2d, descending_of(call));
+  }
   if (op == ir::OpType::kDepthwiseConv2D) {
     return std::make_unique<PreparedSegmentKernel>(std::move(constants), prefix + "dwconv2d_segment", kernels.dwconv2d,
                                                    descending_of(call));
@@ -173,8 +209,21 @@ Result<std::unique_ptr<PreparedKernel>> prepare_inverted_bottleneck_kernel(const
     return fail_no_kernel(context, "a fused inverted bottleneck with " + std::to_string(workspace_bytes) +
                                        " bytes of workspace (it needs " + std::to_string(needed_bytes) + ")");
   }
-  kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment";
-  kernel->function = segment_kernels_of(dtype).inverted_bottleneck;
+  // Each stage the __dsp arithmetic serves gets its constants (the kernel
+  // runs a stage with 16-bit lanes when its requant records are set, the
+  // portable stage otherwise, as the ordinary plan runs that node's direct kernel).
+  const bool dsp_expand = dsp_serves(*kernel->expand), dsp_depthwise = dsp_serves(*kernel->depthwise),
+             dsp_project = dsp_serves(*kernel->project);
+  if (dsp_expand) kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false);  // IR layout, requant records
+  if (dsp_depthwise) kernel->depthwise->pack_for(ConvPrimitive::kDepthwiseDsp, false);
+  if (dsp_project) kernel->project->pack_for(ConvPrimitive::kPointwiseDsp, false);
+  if (dsp_expand || dsp_depthwise || dsp_project) {
+    kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment__dsp";
+    kernel->function = segment_dsp_kernels_of(dtype).inverted_bottleneck;
+  } else {
+    kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment";
+    kernel->function = segment_kernels_of(dtype).inverted_bottleneck;
+  }
   kernel->params.expand = &kernel->expand->params();
   kernel->params.depthwise = &kernel->depthwise->params();
   kernel->params.project = &kernel->project->params();

@@ -191,6 +191,53 @@ TEST(BindSegment, FusedInvertedBottleneckAtItsLimitEqualsTheUnfusedReference) {
   }
 }
 
+// The kernel the one call of the overlap plan of `net` runs.
+std::string name_kernel(const Net& net) {
+  const plan::Plan plan = plan::testing::make_one_call_overlap_plan(net.graph, plan::Traversal::kAscending).value();
+  const auto kernel = prepare_kernel(KernelCallContext{net.graph, plan, plan.steps.front().call()});
+  return kernel ? std::string((*kernel)->kernel_name()) : kernel.error().format();
+}
+
+// Gives the int8 weights of the nodes in `nodes` (indices into the graph) a
+// zero point, which the __dsp arithmetic does not widen.
+void make_weights_asymmetric(Net& net, const std::vector<size_t>& nodes) {
+  for (size_t n : nodes) {
+    ir::Tensor& weights = net.graph.tensor(net.graph.nodes[n].inputs[1]);
+    for (int32_t& zero_point : weights.quant->zero_point) zero_point = 3;
+  }
+}
+
+TEST(BindSegment, QuantizedCallsRunTheDspFastPathsAndAsymmetricInt8WeightsThePortableKernels) {
+  // The cases above run the __dsp kernels for int8 and uint8
+  // (conv_dsp_kernels_test covers them at more sizes); int8 weights with a
+  // zero point, which the __dsp kernels do not widen, run the portable ones.
+  for (bool asymmetric : {false, true}) {
+    Net conv = make_net(ir::DType::kI8, {1, 3, 4, 5});
+    Layer layer;
+    layer.out_channels = 6;
+    layer.kernel_h = layer.kernel_w = 3;
+    layer.pad = {1, 1, 1, 1};
+    conv.set_output(conv.add_layer("conv", conv.graph.inputs[0], layer));
+    if (asymmetric) make_weights_asymmetric(conv, {0});
+    const std::string expected = std::string("tf_qs8_conv2d_segment") + (asymmetric ? "" : "__dsp");
+    EXPECT_EQ(name_kernel(conv), expected);
+    expect_reference_at_the_limit(conv, expected);
+  }
+  // The fused kernel runs each stage the __dsp arithmetic serves with it and
+  // the others portable (stages: expand 0, depthwise 1, project 2).
+  const std::vector<std::vector<size_t>> portable_stages = {{}, {0}, {1}, {2}, {0, 2}, {0, 1, 2}};
+  for (const std::vector<size_t>& portable : portable_stages) {
+    Net fused = make_net(ir::DType::kI8, {1, 6, 5, 8});
+    fused.set_output(
+        conv_test::add_inverted_bottleneck(fused, "block", fused.graph.inputs[0], {17, 8, 1, 1, 3, 1, true, true}));
+    make_weights_asymmetric(fused, portable);
+    const std::string expected =
+        std::string("tf_qs8_inverted_bottleneck_segment") + (portable.size() == 3 ? "" : "__dsp");
+    EXPECT_EQ(name_kernel(fused), expected) << portable.size() << " portable stages";
+    expect_reference_at_the_limit(fused, expected + " with " + std::to_string(portable.size()) + " portable stages");
+  }
+}
+
 TEST(BindSegment, ResidualBottleneckRunsInPlace) {
   // The residual block stores output pixel p over input pixel p after its
   // last read: offset 0 (vMCU §5.2: the output overwrites consumed input).
@@ -295,7 +342,7 @@ TEST(BindSegment, EmitsTheCallItRuns) {
   testing::RecordingEmitter emitter;
   ASSERT_TRUE((*kernel)->emit(emitter));
   ASSERT_EQ(emitter.calls.size(), 1u);
-  EXPECT_EQ(emitter.calls[0].function, "tf_qs8_inverted_bottleneck_segment");
+  EXPECT_EQ(emitter.calls[0].function, "tf_qs8_inverted_bottleneck_segment__dsp");
   EXPECT_EQ(emitter.calls[0].arguments.back(), "1");  // descending
   const auto& fields = emitter.fields_of(emitter.calls[0].arguments[2]);
   ASSERT_EQ(fields.size(), 7u);

@@ -30,6 +30,8 @@
 #include "plan/plan_walk.h"
 #include "plan/verify_plan.h"
 #include "support/conv_test_nets.h"
+#include "support/inverted_bottleneck_nets.h"
+#include "support/overlap_plans.h"
 
 namespace tinyfit::exec {
 namespace {
@@ -40,7 +42,12 @@ using conv_test::PlanBuilder;
 using plan::BufferRole;
 using plan::CallMode;
 
-enum class Mode { kWhole, kChannelChunks, kRows, kAccumulate, kInPlace };
+// kOverlapAscending / kOverlapDescending: one call over the whole graph (a
+// fused inverted bottleneck when it has several nodes), its output at the
+// offset the compiler derives from the segment kernels' access order.
+enum class Mode { kWhole, kChannelChunks, kRows, kAccumulate, kInPlace, kOverlapAscending, kOverlapDescending };
+
+bool is_overlap(Mode mode) { return mode == Mode::kOverlapAscending || mode == Mode::kOverlapDescending; }
 
 struct Case {
   std::string name;
@@ -86,6 +93,12 @@ plan::Plan build_plan(const Case& c) {
   const ir::Shape& y_shape = g.tensor(node.outputs[0]).shape;
   PlanBuilder b;
   plan::Plan plan;
+  if (is_overlap(c.mode)) {
+    return plan::testing::make_one_call_overlap_plan(g, c.mode == Mode::kOverlapAscending
+                                                            ? plan::Traversal::kAscending
+                                                            : plan::Traversal::kDescending)
+        .value();
+  }
   if (c.mode == Mode::kWhole || c.mode == Mode::kInPlace) {
     analysis::BufferGraph bg = analysis::build_buffer_graph(g);
     const analysis::Order order = analysis::given_order(bg);
@@ -128,13 +141,13 @@ plan::Plan build_plan(const Case& c) {
   return plan;
 }
 
-// The kernels the calls of the node under test (the graph's last) run,
-// finalize aside.
+// The kernels the calls of the node under test (the graph's last; an
+// overlap plan's one call) run, finalize aside.
 std::set<std::string> list_kernels(const Case& c, const plan::Plan& plan) {
   std::set<std::string> names;
   const auto node = static_cast<ir::NodeId>(c.net.graph.nodes.size() - 1);
   EXPECT_TRUE(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
-    if (call.node != node || call.mode == CallMode::kFinalize) return {};
+    if ((call.node != node && !is_overlap(c.mode)) || call.mode == CallMode::kFinalize) return {};
     Result<std::unique_ptr<PreparedKernel>> kernel = prepare_kernel({c.net.graph, plan, call});
     names.insert(kernel ? std::string((*kernel)->kernel_name()) : kernel.error().format());
     return {};
@@ -148,7 +161,9 @@ void expect_case_runs_its_kernel_exactly(const Case& c) {
   ASSERT_TRUE(valid.has_value()) << c.name << ": " << valid.error().format();
   const std::string dtype = c.net.dtype == ir::DType::kI8 ? "qs8" : "qu8";
   EXPECT_EQ(list_kernels(c, plan), std::set<std::string>{"tf_" + dtype + "_" + c.kernel}) << c.name;
-  Result<std::vector<TensorData>> actual = execute_plan(c.net.graph, plan, c.net.inputs);
+  ExecuteOptions options;
+  options.check_overwrites = is_overlap(c.mode);  // every read checked against the buffer that last wrote it
+  Result<std::vector<TensorData>> actual = execute_plan(c.net.graph, plan, c.net.inputs, options);
   ASSERT_TRUE(actual.has_value()) << c.name << ": " << actual.error().format();
   Result<std::vector<TensorData>> expected = run_reference(c.net.graph, c.net.inputs);
   ASSERT_TRUE(expected.has_value());
@@ -286,10 +301,83 @@ std::vector<Case> make_fully_connected_cases(ir::DType dtype) {
   return cases;
 }
 
+// The segment kernels' fast paths (tinyfit/segment.h), each in both
+// traversals at the distance the compiler derives: channels around the
+// blocks of four and the pairs, windows at the borders, padding, stride,
+// dilation (taps one at a time), batch rows, flattened features, and the
+// fused inverted bottleneck with and without its residual, a stem expand,
+// mid channels past a group of four.
+std::vector<Case> make_segment_cases(ir::DType dtype) {
+  std::vector<Case> cases;
+  auto add_both = [&](const std::string& name, const std::string& kernel, const Net& net) {
+    cases.push_back({name + " overlapped ascending", kernel, net, Mode::kOverlapAscending});
+    cases.push_back({name + " overlapped descending", kernel, net, Mode::kOverlapDescending});
+  };
+  struct ConvGeometry {
+    const char* name;
+    ir::Shape input;
+    int64_t kernel, stride, dilation;
+    ir::Padding2D pad;
+  };
+  const ConvGeometry convs[] = {
+      {"1x1", {1, 1, 1, 1}, 1, 1, 1, {}},
+      {"1x1", {1, 2, 3, 5}, 1, 1, 1, {}},
+      {"1x1", {2, 2, 2, 9}, 1, 1, 1, {}},
+      {"1x1 stride 2", {1, 5, 4, 8}, 1, 2, 1, {}},
+      {"3x3 same", {1, 5, 6, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {0, 0, 1, 1}},
+      {"5x5 asymmetric", {1, 6, 5, 2}, 5, 1, 1, {2, 1, 1, 2}},
+      {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},
+  };
+  for (const ConvGeometry& g : convs) {
+    for (int64_t out : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}}) {
+      const Layer layer = make_layer(ir::OpType::kConv2D, out, g.kernel, g.stride, g.dilation, g.pad);
+      add_both(describe(dtype, std::string("Conv2D ") + g.name, g.input, out), "conv2d_segment__dsp",
+               make_net(dtype, g.input, layer));
+    }
+  }
+  for (const ir::Shape& input : {ir::Shape{1, 7}, ir::Shape{3, 5}, ir::Shape{2, 16}}) {
+    for (int64_t out : {int64_t{2}, int64_t{5}}) {
+      Layer fc;
+      fc.op = ir::OpType::kFullyConnected;
+      fc.out_channels = out;
+      add_both(describe(dtype, "FullyConnected", input, out), "fully_connected_segment__dsp",
+               make_net(dtype, input, fc));
+    }
+  }
+  Layer flat;
+  flat.op = ir::OpType::kFullyConnected;
+  flat.out_channels = 6;
+  add_both(describe(dtype, "FullyConnected flattened", {1, 3, 2, 5}, 6), "fully_connected_segment__dsp",
+           make_net(dtype, {1, 3, 2, 5}, flat, true));
+  struct Block {
+    const char* name;
+    ir::Shape input;
+    conv_test::BottleneckConfig config;
+  };
+  const Block blocks[] = {
+      {"residual", {1, 6, 5, 8}, {17, 8, 1, 1, 3, 1, true, true}},
+      {"residual add(project, x)", {1, 4, 4, 4}, {24, 4, 1, 1, 3, 1, true, false}},
+      {"stride 2", {1, 7, 6, 4}, {12, 6, 1, 1, 3, 2, false, true}},
+      {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+      {"7x7", {1, 5, 6, 5}, {9, 5, 1, 1, 7, 1, true, true}},
+      {"1x1 image", {1, 1, 1, 4}, {8, 4, 1, 1, 3, 1, true, true}},
+      {"batch 2", {2, 3, 4, 4}, {6, 4, 1, 1, 3, 1, true, true}},
+  };
+  for (const Block& block : blocks) {
+    Net net;
+    net.dtype = dtype;
+    net.set_output(conv_test::add_inverted_bottleneck(net, "block", net.add_input(block.input), block.config));
+    add_both(describe(dtype, std::string("inverted bottleneck ") + block.name, block.input, block.config.out_channels),
+             "inverted_bottleneck_segment__dsp", net);
+  }
+  return cases;
+}
+
 std::vector<Case> make_all_cases() {
   std::vector<Case> cases;
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
-    for (auto make : {make_conv_cases, make_depthwise_cases, make_fully_connected_cases}) {
+    for (auto make : {make_conv_cases, make_depthwise_cases, make_fully_connected_cases, make_segment_cases}) {
       for (Case& c : make(dtype)) cases.push_back(std::move(c));
     }
   }
@@ -311,6 +399,12 @@ TEST(ConvDspKernels, DepthwiseConv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
 TEST(ConvDspKernels, FullyConnectedMatchesTheReferenceInEveryModeAndEdgeSize) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
     for (const Case& c : make_fully_connected_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+  }
+}
+
+TEST(ConvDspKernels, SegmentKernelsMatchTheReferenceOverlappedAtTheirDistance) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    for (const Case& c : make_segment_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
   }
 }
 

@@ -47,6 +47,7 @@ inline Result<plan::Plan> make_one_call_overlap_plan(const ir::Graph& graph, pla
   if (record.op == plan::SegmentOp::kInvertedBottleneck) {
     const int64_t workspace =
         (plan::compute_segment_ring_pixels(record) + 1) * record.mid_channels * record.element_bytes;
+    end = (end + kOverlapAlignmentBytes - 1) / kOverlapAlignmentBytes * kOverlapAlignmentBytes;
     plan.buffers.push_back({"workspace", plan::BufferRole::kWorkspace, x.dtype, workspace, kOverlapAlignmentBytes, end});
     call.workspace = 2;
     end += workspace;

@@ -2,6 +2,9 @@
  * over the element arithmetic of conv_quantized_arithmetic.h or
  * conv_float_arithmetic.h (included first). The including file then defines
  * TF_CONV_SEGMENT or TF_FC_SEGMENT, the function it implements. */
+#ifndef TINYFIT_KERNEL_TEMPLATES_CONV_SEGMENT_H_
+#define TINYFIT_KERNEL_TEMPLATES_CONV_SEGMENT_H_
+
 #include "tinyfit/kernel_templates/conv_window_sums.h"
 #include "tinyfit/kernel_templates/segment_order.h"
 #include "tinyfit/segment.h"
@@ -109,6 +112,8 @@ static inline conv_window conv_segment_window(const tf_conv_params* p) {
   w.group_out = 0;
   return w;
 }
+
+#endif /* TINYFIT_KERNEL_TEMPLATES_CONV_SEGMENT_H_ */
 
 #ifdef TF_CONV_SEGMENT
 void TF_CONV_SEGMENT(const tf_view* input, const tf_view* output, const tf_conv_params* params,

@@ -12,28 +12,7 @@
  * MAC, with no workspace; CMSIS-NN's vector-matrix kernel spends 2.2-3.4).
  * Weights are the IR layout w[Cout][Cin] / w[Out][In]. */
 
-/* acc0 += x . w0, acc1 += x . w1 over `count` elements (offsets added). */
-static inline void dot_dsp_1x2(const dsp_element* x, const dsp_element* w0, const dsp_element* w1, int32_t count,
-                               int32_t x_offset, int32_t w_offset, int32_t acc[2]) {
-  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset), w_offset_lanes = tf_splat_lanes(w_offset);
-  const dsp_element* const x_end = x + (count & ~3);
-  int32_t a0 = acc[0], a1 = acc[1];
-  for (; x < x_end; x += 4, w0 += 4, w1 += 4) {
-    const uint32_t xw = tf_load_u32(x);
-    const uint32_t x_even = dsp_widen_even(xw, x_offset_lanes), x_odd = dsp_widen_odd(xw, x_offset_lanes);
-    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w1);
-    a0 = tf_smlad(x_even, dsp_widen_weights_even(ww0, w_offset_lanes), a0);
-    a0 = tf_smlad(x_odd, dsp_widen_weights_odd(ww0, w_offset_lanes), a0);
-    a1 = tf_smlad(x_even, dsp_widen_weights_even(ww1, w_offset_lanes), a1);
-    a1 = tf_smlad(x_odd, dsp_widen_weights_odd(ww1, w_offset_lanes), a1);
-  }
-  for (; x < x_end + (count & 3); ++x, ++w0, ++w1) {
-    const int32_t xv = dsp_widen(*x, x_offset);
-    a0 += xv * dsp_widen(*w0, w_offset);
-    a1 += xv * dsp_widen(*w1, w_offset);
-  }
-  acc[0] = a0, acc[1] = a1;
-}
+#include "tinyfit/kernel_templates/dot_dsp_step.h"
 
 /* Output channels [out_begin, out_end) of one row: x (count elements) against
  * weight rows weights + c * w_stride, stored at y[c - out_begin]

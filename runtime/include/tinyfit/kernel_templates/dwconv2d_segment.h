@@ -2,6 +2,9 @@
  * the element arithmetic of conv_quantized_arithmetic.h or
  * conv_float_arithmetic.h (included first); the including file then defines
  * TF_DWCONV_SEGMENT. Weights w[KH][KW][C]. */
+#ifndef TINYFIT_KERNEL_TEMPLATES_DWCONV2D_SEGMENT_H_
+#define TINYFIT_KERNEL_TEMPLATES_DWCONV2D_SEGMENT_H_
+
 #include <stddef.h>
 #include "tinyfit/kernel_templates/conv_taps.h"
 #include "tinyfit/kernel_templates/segment_order.h"
@@ -40,6 +43,8 @@ static inline void dwconv_segment_pixel(const conv_element* const* taps, const i
     dwconv_segment_block(taps, tap_index, tap_count, begin, end, p, y);
   }
 }
+
+#endif /* TINYFIT_KERNEL_TEMPLATES_DWCONV2D_SEGMENT_H_ */
 
 #ifdef TF_DWCONV_SEGMENT
 void TF_DWCONV_SEGMENT(const tf_view* input, const tf_view* output, const tf_conv_params* params,

@@ -5,6 +5,9 @@
  * dwconv2d_segment pixel reading from it, the projection a 1x1 conv of that
  * pixel: the same arithmetic as the three kernels one by one, so the output
  * is bit for bit the unfused one's. */
+#ifndef TINYFIT_KERNEL_TEMPLATES_INVERTED_BOTTLENECK_SEGMENT_H_
+#define TINYFIT_KERNEL_TEMPLATES_INVERTED_BOTTLENECK_SEGMENT_H_
+
 #include "tinyfit/kernel_templates/conv_segment.h"
 #include "tinyfit/kernel_templates/dwconv2d_segment.h"
 #include "tinyfit/kernel_templates/quantized_arithmetic.h"
@@ -49,6 +52,8 @@ static inline void ib_project_pixel(const conv_element* mid, const tf_conv_param
     }
   }
 }
+
+#endif /* TINYFIT_KERNEL_TEMPLATES_INVERTED_BOTTLENECK_SEGMENT_H_ */
 
 #ifdef TF_INVERTED_BOTTLENECK_SEGMENT
 void TF_INVERTED_BOTTLENECK_SEGMENT(const tf_view* input, const tf_view* output,
