@@ -45,7 +45,7 @@ struct SegmentKernels {
 
 // The __dsp fast paths of one dtype token (qs8, qu8).
 struct SegmentDspKernels {
-  SegmentFunction conv2d, fully_connected;
+  SegmentFunction conv2d, fully_connected, dwconv2d;
   FusedFunction inverted_bottleneck;
 };
 
@@ -61,9 +61,9 @@ const SegmentKernels& segment_kernels_of(const std::string& dtype) {
 
 const SegmentDspKernels& segment_dsp_kernels_of(const std::string& dtype) {
   static const SegmentDspKernels kQs8{tf_qs8_conv2d_segment__dsp, tf_qs8_fully_connected_segment__dsp,
-                                      tf_qs8_inverted_bottleneck_segment__dsp};
+                                      tf_qs8_dwconv2d_segment__dsp, tf_qs8_inverted_bottleneck_segment__dsp};
   static const SegmentDspKernels kQu8{tf_qu8_conv2d_segment__dsp, tf_qu8_fully_connected_segment__dsp,
-                                      tf_qu8_inverted_bottleneck_segment__dsp};
+                                      tf_qu8_dwconv2d_segment__dsp, tf_qu8_inverted_bottleneck_segment__dsp};
   return dtype == "qs8" ? kQs8 : kQu8;
 }
 
@@ -156,10 +156,15 @@ Result<std::unique_ptr<PreparedKernel>> prepare_segment_kernel(const KernelCallC
   const SegmentKernels& kernels = segment_kernels_of(constants->dtype_token());
   const ir::OpType op = context.node().op;
   const std::string prefix = "tf_" + constants->dtype_token() + "_";
-  if (op != ir::OpType::kDepthwiseConv2D && dsp_serves(*constants)) {
+  if (dsp_serves(*constants)) {
+    const SegmentDspKernels& dsp = segment_dsp_kernels_of(constants->dtype_token());
+    if (op == ir::OpType::kDepthwiseConv2D) {
+      constants->pack_for(ConvPrimitive::kDepthwiseDsp, false);  // int16 lanes, requantisation records
+      return std::make_unique<PreparedSegmentKernel>(std::move(constants), prefix + "dwconv2d_segment__dsp",
+                                                     dsp.dwconv2d, descending_of(call));
+    }
     // IR-layout weights and per-channel requantisation records (pointwise: no re-lay).
     constants->pack_for(ConvPrimitive::kPointwiseDsp, false);
-    const SegmentDspKernels& dsp = segment_dsp_kernels_of(constants->dtype_token());
     const bool fc = op == ir::OpType::kFullyConnected;
     return std::make_unique<PreparedSegmentKernel>(
         std::move(constants), prefix + (fc ? "fully_connected_segment__dsp" : "conv2d_segment__dsp"),

@@ -336,6 +336,23 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
                make_net(dtype, g.input, layer));
     }
   }
+  struct DepthwiseGeometry {
+    const char* name;
+    ir::Shape input;
+    int64_t kernel, stride, dilation;
+    ir::Padding2D pad;
+  };
+  // Channels around the groups of four and the blocks of sixteen.
+  const DepthwiseGeometry depthwise[] = {
+      {"3x3 same", {1, 5, 6, 1}, 3, 1, 1, {1, 1, 1, 1}},   {"3x3 same", {1, 4, 5, 7}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 stride 2", {1, 5, 4, 16}, 3, 2, 1, {0, 0, 1, 1}}, {"5x5 asymmetric", {1, 6, 5, 17}, 5, 1, 1, {2, 1, 1, 2}},
+      {"3x3 dilation 2", {1, 6, 6, 21}, 3, 1, 2, {2, 2, 2, 2}}, {"3x3 batch 2", {2, 3, 3, 36}, 3, 1, 1, {1, 1, 1, 1}},
+  };
+  for (const DepthwiseGeometry& g : depthwise) {
+    const Layer layer = make_layer(ir::OpType::kDepthwiseConv2D, g.input[3], g.kernel, g.stride, g.dilation, g.pad);
+    add_both(describe(dtype, std::string("DepthwiseConv2D ") + g.name, g.input, g.input[3]), "dwconv2d_segment__dsp",
+             make_net(dtype, g.input, layer));
+  }
   for (const ir::Shape& input : {ir::Shape{1, 7}, ir::Shape{3, 5}, ir::Shape{2, 16}}) {
     for (int64_t out : {int64_t{2}, int64_t{5}}) {
       Layer fc;

@@ -93,8 +93,8 @@ void tf_qu8_inverted_bottleneck_segment(const tf_view* input, const tf_view* out
  * portable C elsewhere), in exactly the access order above, for quantized
  * calls the __dsp kernels serve (int8 weights symmetric; requantisation
  * within tinyfit/requantize.h's range). Constants are the __dsp kernels'
- * (tinyfit/conv.h): weights in the IR layout (the depthwise of the fused
- * kernel packed as tf_*_dwconv2d_direct__dsp takes them), params->requant. */
+ * (tinyfit/conv.h): weights in the IR layout (depthwise weights packed as
+ * tf_*_dwconv2d_direct__dsp takes them), params->requant. */
 void tf_qs8_conv2d_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                 int32_t descending);
 void tf_qu8_conv2d_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
@@ -103,6 +103,10 @@ void tf_qs8_fully_connected_segment__dsp(const tf_view* input, const tf_view* ou
                                          int32_t descending);
 void tf_qu8_fully_connected_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                          int32_t descending);
+void tf_qs8_dwconv2d_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                  int32_t descending);
+void tf_qu8_dwconv2d_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                  int32_t descending);
 void tf_qs8_inverted_bottleneck_segment__dsp(const tf_view* input, const tf_view* output,
                                              const tf_inverted_bottleneck_params* params, uint8_t* workspace,
                                              int32_t descending);
