@@ -9,9 +9,17 @@
 //
 //   cmake --build build --target tinyfit_bench_cost_tables
 //   ./build/bench/tinyfit_bench_cost_tables            # all three targets
+//   ./build/bench/tinyfit_bench_cost_tables --kernels K1,K2   # only those rows
+//
+// --kernels: measures only the probes that call one of the named kernels
+// (kernels added or changed since the tables were fitted), replaces those
+// probes in the existing tables (same names) or adds them, and refits the
+// named rows alone (cost/fit_cost_table.h refit_kernel_rows): every other row
+// and the run coefficients stay as they were measured.
 //
 // Exit codes: 0 tables written; 2 bad command line or a missing tool; 1 a
 // probe could not be measured (nothing is written then).
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -94,11 +102,14 @@ int run(int argc, char** argv) {
   std::string work_dir = std::string(TINYFIT_BINARY_DIR) + "/bench/cost_probes";
   int seeds = 2;
   int jobs = 2;
+  std::vector<std::string> only_kernels;
   app.add_option("--targets", targets, "cortex-m4, cortex-m7, host")->delimiter(',')->capture_default_str();
   app.add_option("--out", out_dir, "where the tables are written")->capture_default_str();
   app.add_option("--work-dir", work_dir, "where the probe firmware is built")->capture_default_str();
   app.add_option("--seeds", seeds, "programs per probe maker, in units of its base count")
       ->check(CLI::Range(1, 50))->capture_default_str();
+  app.add_option("--kernels", only_kernels, "refit only these kernels' rows (runtime/kernels.def names)")
+      ->delimiter(',');
   app.add_option("--jobs", jobs, "images built and run at once")->check(CLI::Range(1, 16))->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -122,7 +133,13 @@ int run(int argc, char** argv) {
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> skipped;
-  const std::vector<ProbeProgram> programs = make_probe_programs(0, seeds, skipped);
+  std::vector<ProbeProgram> programs = make_probe_programs(0, seeds, skipped);
+  if (!only_kernels.empty()) {
+    std::erase_if(programs, [&](const ProbeProgram& program) {
+      return std::none_of(only_kernels.begin(), only_kernels.end(),
+                          [&](const std::string& kernel) { return program.work.kernels.contains(kernel); });
+    });
+  }
   std::cerr << programs.size() << " probe programs (" << skipped.size() << " skipped)\n";
   for (const std::string& s : skipped) std::cerr << "  skipped " << s << "\n";
 
@@ -133,28 +150,50 @@ int run(int argc, char** argv) {
     const ProbeMeasurements measured =
         measure_probe_programs(programs, target->target, work_dir + "/" + target->name, jobs);
     for (const std::string& problem : measured.problems) std::cerr << "  " << target->name << ": " << problem << "\n";
+    const std::string path = out_dir + "/" + target->name + ".json";
     cost::CostTable table;
+    if (!only_kernels.empty()) {
+      std::stringstream text;
+      text << std::ifstream(path, std::ios::binary).rdbuf();
+      Result<cost::CostTable> existing = cost::parse_cost_table(text.str(), path);
+      if (!existing) {
+        std::cerr << "tinyfit_bench_cost_tables: error: " << existing.error().message << "\n";
+        return 2;
+      }
+      table = std::move(*existing);
+    }
     table.target = target->name;
     table.description = target->description;
-    table.generated = generated;
+    table.generated = only_kernels.empty() ? generated : table.generated + "; rows refitted by " + generated;
     size_t unmeasured = 0;
     for (size_t i = 0; i < programs.size(); ++i) {
       if (measured.instructions[i] <= 0) {
         ++unmeasured;
         continue;
       }
-      table.probes.push_back({programs[i].name, programs[i].work, measured.instructions[i]});
+      const cost::Probe probe{programs[i].name, programs[i].work, measured.instructions[i]};
+      auto same = std::find_if(table.probes.begin(), table.probes.end(),
+                               [&](const cost::Probe& p) { return p.name == probe.name; });
+      if (same != table.probes.end()) {
+        *same = probe;
+      } else {
+        table.probes.push_back(probe);
+      }
     }
     if (unmeasured > 0 || !measured.problems.empty()) {
       std::cerr << "tinyfit_bench_cost_tables: error: " << target->name << ": " << unmeasured
                 << " probes not measured; no table written\n";
       return 1;
     }
-    cost::fit_cost_table(table);
+    if (only_kernels.empty()) {
+      cost::fit_cost_table(table);
+    } else {
+      cost::refit_kernel_rows(table, only_kernels);
+    }
+    table.unmeasured.clear();
     for (const std::string& kernel : list_defined_kernels()) {
       if (!table.kernels.contains(kernel)) table.unmeasured.push_back(kernel);
     }
-    const std::string path = out_dir + "/" + target->name + ".json";
     std::ofstream(path, std::ios::binary) << cost::format_cost_table(table);
     print_fit(table);
     std::cerr << target->name << ": " << path << " written in "

@@ -91,4 +91,53 @@ void fit_cost_table(CostTable& table) {
   }
 }
 
+void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels) {
+  std::map<std::string, std::vector<size_t>, std::less<>> rows_of_kernel;
+  for (const std::string& kernel : kernels) {
+    rows_of_kernel[kernel];
+    table.kernels[kernel] = KernelCost{};
+  }
+  std::vector<double> predicted(table.probes.size(), 0.0);
+  for (size_t r = 0; r < table.probes.size(); ++r) {
+    predicted[r] = predict_run(table, table.probes[r].work);
+    for (const auto& [kernel, features] : table.probes[r].work.kernels) {
+      if (auto listed = rows_of_kernel.find(kernel); listed != rows_of_kernel.end()) listed->second.push_back(r);
+      if (auto cost = table.kernels.find(kernel); cost != table.kernels.end()) {
+        predicted[r] += predict_kernel_instructions(cost->second, features);
+      }
+    }
+  }
+  for (const auto& [kernel, rows] : rows_of_kernel) table.kernels[kernel].probes = static_cast<int>(rows.size());
+  std::vector<double> others(table.probes.size());
+  for (int pass = 0; pass < kPasses; ++pass) {
+    for (const auto& [kernel, rows] : rows_of_kernel) {
+      if (rows.empty()) continue;
+      KernelCost& cost = table.kernels[kernel];
+      for (size_t r : rows) {
+        others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+      }
+      cost.coefficients = refit_block<kFeatureCount>(
+          table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
+      for (size_t r : rows) {
+        predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+      }
+    }
+  }
+  for (const auto& [kernel, rows] : rows_of_kernel) {
+    KernelCost& cost = table.kernels[kernel];
+    if (rows.empty()) {
+      table.kernels.erase(kernel);
+      continue;
+    }
+    double sum_squares = 0, worst = 0;
+    for (size_t r : rows) {
+      const double error = std::abs(predicted[r] - table.probes[r].instructions) / table.probes[r].instructions;
+      sum_squares += error * error;
+      worst = std::max(worst, error);
+    }
+    cost.rms_error = std::sqrt(sum_squares / static_cast<double>(cost.probes));
+    cost.max_error = worst;
+  }
+}
+
 }  // namespace tinyfit::cost

@@ -16,4 +16,13 @@ namespace tinyfit::cost {
 // from the probes; kernels no probe calls are absent.
 void fit_cost_table(CostTable& table);
 
+// Refits only the rows of `kernels` (each called by some probe), every other
+// coefficient (the run block, the other kernels' rows) kept as it is: what
+// tinyfit_bench_cost_tables --kernels does after measuring the probes of
+// kernels added or changed since the table was fitted, without re-measuring
+// the others. The same relative least squares, by block coordinate descent
+// over those rows alone; their probes and errors are set as fit_cost_table
+// sets them.
+void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels);
+
 }  // namespace tinyfit::cost

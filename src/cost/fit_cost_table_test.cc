@@ -54,6 +54,22 @@ TEST(FitCostTable, ReproducesProbesMadeFromKnownCoefficients) {
   EXPECT_EQ(table.kernels.at("clamp").probes, 6);  // the even i
 }
 
+TEST(FitCostTable, RefittingOneRowKeepsEveryOtherCoefficientAndFindsItsOwn) {
+  CostTable table = make_synthetic_table();
+  fit_cost_table(table);
+  const CostTable fitted = table;
+  table.kernels.at("clamp").coefficients = {};  // as if "clamp" had changed since
+  refit_kernel_rows(table, {"clamp"});
+  EXPECT_EQ(table.run_coefficients, fitted.run_coefficients);
+  EXPECT_EQ(table.kernels.at("conv").coefficients, fitted.kernels.at("conv").coefficients);
+  EXPECT_EQ(table.kernels.at("clamp").probes, 6);
+  EXPECT_LT(table.kernels.at("clamp").max_error, 1e-3);
+  for (const Probe& probe : table.probes) {
+    EXPECT_NEAR(predict_instructions(table, probe.work).value(), probe.instructions, 1e-3 * probe.instructions)
+        << probe.name;
+  }
+}
+
 TEST(FitCostTable, NoCoefficientIsNegative) {
   CostTable table = make_synthetic_table();
   fit_cost_table(table);
