@@ -75,7 +75,7 @@ TEST(CountPlanWork, AFusedCallDoesTheWorkOfEachOfItsNodesWhole) {
   const Result<cost::PlanWork> work = count_plan_work(net.graph, *plan);
   ASSERT_TRUE(work) << work.error().format();
   ASSERT_EQ(work->kernels.size(), 1u);
-  const cost::FeatureVector& f = work->kernels.at("tf_qs8_inverted_bottleneck_segment__dsp");
+  const cost::FeatureVector& f = work->kernels.at("tf_qs8_inverted_bottleneck_segment");
   EXPECT_EQ(cost::at(f, cost::Feature::kCalls), 3);  // one per node
   // 7x6x12 expanded + 4x3x12 depthwise (SAME, stride 2) + 4x3x6 projected elements.
   EXPECT_EQ(cost::at(f, cost::Feature::kElements), 504 + 144 + 72);
