@@ -14,6 +14,6 @@ cmake --build "$build" --target tinyfit -j"$jobs"
 # The main job: MobileNetV2-224 int8 needs 1,505,280 bytes of activations under
 # ordinary execution (PEX Table 3); fit it into 640 KiB of SRAM, prove the plan
 # by running it against the reference interpreter, and emit the firmware's C
-# (a CMake library) and the memory chart. About a second.
+# (a CMake library) and the memory chart. A few seconds.
 "$build"/tinyfit compile zoo:mobilenetv2-224-int8 --sram 640KiB \
   --emit c --out "$build"/mobilenetv2-224-int8 --svg "$build"/mobilenetv2-224-int8.svg
