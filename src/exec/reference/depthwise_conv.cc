@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exec/reference/kernel.h"
+#include "exec/reference/quant_math.h"
 
 namespace tinyfit::exec::reference {
 namespace {
@@ -76,7 +77,7 @@ Status run_depthwise_conv2d(const KernelArgs& args) {
             acc += (w[static_cast<size_t>(wi)] - q.weights.zero_point[c]) *
                    (x[static_cast<size_t>(xi)] - q.input.zero_point);
           });
-          acc += q.bias[c];
+          acc = add_bias_wrapping(acc, q.bias[c]);
           acc = multiply_by_quantized_multiplier(acc, q.multipliers[c]) + q.output.zero_point;
           y[out++] = std::clamp(acc, q.range.min, q.range.max);
         }

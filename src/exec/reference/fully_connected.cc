@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exec/reference/kernel.h"
+#include "exec/reference/quant_math.h"
 
 namespace tinyfit::exec::reference {
 
@@ -53,7 +54,7 @@ Status run_fully_connected(const KernelArgs& args) {
         acc += (w[at(o * in_features + i)] - q.weights.zero_point[at(o)]) *
                (x[at(b * in_features + i)] - q.input.zero_point);
       }
-      acc += q.bias[at(o)];
+      acc = add_bias_wrapping(acc, q.bias[at(o)]);
       acc = multiply_by_quantized_multiplier(acc, q.multipliers[at(o)]) + q.output.zero_point;
       y[at(b * out_features + o)] = std::clamp(acc, q.range.min, q.range.max);
     }

@@ -31,6 +31,13 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
 // (0 <= exponent <= 62; gemmlowp itself stops at 31).
 int32_t rounding_divide_by_pot(int32_t x, int exponent);
 
+// The int32 accumulator plus its bias as TFLite computes it: in int32, which
+// wraps on its targets. A bias near the int32 limits occurs (a dead channel
+// of multiplier 0 in MCUNet), and in C++ the plain sum would be undefined.
+inline int32_t add_bias_wrapping(int32_t acc, int32_t bias) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias));
+}
+
 // TFLite MultiplyByQuantizedMultiplier (double rounding): left shift, rounding
 // doubling high multiply, then rounding right shift.
 int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift);
