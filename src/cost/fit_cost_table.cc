@@ -43,6 +43,34 @@ std::array<double, N> refit_block(const CostTable& table, const std::vector<size
   return out;
 }
 
+// One block coordinate descent step for one kernel: its rows' prediction
+// without it, its coefficients refitted against that, its rows re-predicted.
+void refit_kernel(CostTable& table, const std::string& kernel, const std::vector<size_t>& rows,
+                  std::vector<double>& others, std::vector<double>& predicted) {
+  KernelCost& cost = table.kernels[kernel];
+  for (size_t r : rows) {
+    others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+  }
+  cost.coefficients = refit_block<kFeatureCount>(
+      table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
+  for (size_t r : rows) {
+    predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+  }
+}
+
+// The relative error of the fitted prediction over a kernel's probes.
+void record_errors(const CostTable& table, const std::vector<size_t>& rows, const std::vector<double>& predicted,
+                   KernelCost& cost) {
+  double sum_squares = 0, worst = 0;
+  for (size_t r : rows) {
+    const double error = std::abs(predicted[r] - table.probes[r].instructions) / table.probes[r].instructions;
+    sum_squares += error * error;
+    worst = std::max(worst, error);
+  }
+  cost.rms_error = std::sqrt(sum_squares / static_cast<double>(cost.probes));
+  cost.max_error = worst;
+}
+
 }  // namespace
 
 void fit_cost_table(CostTable& table) {
@@ -67,28 +95,9 @@ void fit_cost_table(CostTable& table) {
         table, all_rows, others, [](const Probe& p) { return p.work.run; });
     for (size_t r = 0; r < table.probes.size(); ++r) predicted[r] = others[r] + predict_run(table, table.probes[r].work);
 
-    for (const auto& [kernel, rows] : rows_of_kernel) {
-      KernelCost& cost = table.kernels[kernel];
-      for (size_t r : rows) {
-        others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
-      }
-      cost.coefficients = refit_block<kFeatureCount>(
-          table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
-      for (size_t r : rows) {
-        predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
-      }
-    }
+    for (const auto& [kernel, rows] : rows_of_kernel) refit_kernel(table, kernel, rows, others, predicted);
   }
-  for (auto& [kernel, cost] : table.kernels) {
-    double sum_squares = 0, worst = 0;
-    for (size_t r : rows_of_kernel[kernel]) {
-      const double error = std::abs(predicted[r] - table.probes[r].instructions) / table.probes[r].instructions;
-      sum_squares += error * error;
-      worst = std::max(worst, error);
-    }
-    cost.rms_error = std::sqrt(sum_squares / static_cast<double>(cost.probes));
-    cost.max_error = worst;
-  }
+  for (auto& [kernel, cost] : table.kernels) record_errors(table, rows_of_kernel[kernel], predicted, cost);
 }
 
 void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels) {
@@ -111,32 +120,15 @@ void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels
   std::vector<double> others(table.probes.size());
   for (int pass = 0; pass < kPasses; ++pass) {
     for (const auto& [kernel, rows] : rows_of_kernel) {
-      if (rows.empty()) continue;
-      KernelCost& cost = table.kernels[kernel];
-      for (size_t r : rows) {
-        others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
-      }
-      cost.coefficients = refit_block<kFeatureCount>(
-          table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
-      for (size_t r : rows) {
-        predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
-      }
+      if (!rows.empty()) refit_kernel(table, kernel, rows, others, predicted);
     }
   }
   for (const auto& [kernel, rows] : rows_of_kernel) {
-    KernelCost& cost = table.kernels[kernel];
     if (rows.empty()) {
       table.kernels.erase(kernel);
-      continue;
+    } else {
+      record_errors(table, rows, predicted, table.kernels[kernel]);
     }
-    double sum_squares = 0, worst = 0;
-    for (size_t r : rows) {
-      const double error = std::abs(predicted[r] - table.probes[r].instructions) / table.probes[r].instructions;
-      sum_squares += error * error;
-      worst = std::max(worst, error);
-    }
-    cost.rms_error = std::sqrt(sum_squares / static_cast<double>(cost.probes));
-    cost.max_error = worst;
   }
 }
 

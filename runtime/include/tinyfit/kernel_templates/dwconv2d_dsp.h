@@ -39,17 +39,7 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
     const uint32_t* w = w_group;
     int32_t a0 = k->bias[c], a1 = k->bias[c + 1], a2 = k->bias[c + 2], a3 = k->bias[c + 3];
     if (unrolled) {
-      DWCONV_DSP_TAP(xc, w);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 2);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 4);
-      xc += x_row_step;
-      DWCONV_DSP_TAP(xc, w + 6);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 8);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 10);
-      xc += x_row_step;
-      DWCONV_DSP_TAP(xc, w + 12);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 14);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 16);
+      DWCONV_DSP_TAPS_3X3(xc, w);
     } else {
       int32_t ky;
       for (ky = 0; ky < rows; ++ky, xc += x_row_step, w += k->kernel_w * 2) {
@@ -91,17 +81,7 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
     for (i = 0; i < count; ++i, x += x_step, y += y_step) {
       const dsp_element* xc = x;
       int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
-      DWCONV_DSP_TAP(xc, w);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 2);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 4);
-      xc += x_row_step;
-      DWCONV_DSP_TAP(xc, w + 6);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 8);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 10);
-      xc += x_row_step;
-      DWCONV_DSP_TAP(xc, w + 12);
-      DWCONV_DSP_TAP(xc + x_col_step, w + 14);
-      DWCONV_DSP_TAP(xc + 2 * x_col_step, w + 16);
+      DWCONV_DSP_TAPS_3X3(xc, w);
       DWCONV_DSP_INTERIOR_STORE();
     }
   } else {
@@ -129,6 +109,7 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
   }
 #undef DWCONV_DSP_INTERIOR_STORE
 }
+#undef DWCONV_DSP_TAPS_3X3
 #undef DWCONV_DSP_TAP
 
 /* Channel c of `pixels` pixels along a row from `win` (stride_w apart), one

@@ -47,6 +47,23 @@ static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uin
     a3 = tf_smlatt(odd_, w23_, a3);                                                                        \
   } while (0)
 
+/* A whole 3x3 window: x_tap (a variable, left at the window's last row) walks
+ * the rows, w_taps holds the nine taps' weight pairs in order. */
+#define DWCONV_DSP_TAPS_3X3(x_tap, w_taps)              \
+  do {                                                  \
+    DWCONV_DSP_TAP(x_tap, w_taps);                      \
+    DWCONV_DSP_TAP(x_tap + x_col_step, w_taps + 2);     \
+    DWCONV_DSP_TAP(x_tap + 2 * x_col_step, w_taps + 4); \
+    x_tap += x_row_step;                                \
+    DWCONV_DSP_TAP(x_tap, w_taps + 6);                  \
+    DWCONV_DSP_TAP(x_tap + x_col_step, w_taps + 8);     \
+    DWCONV_DSP_TAP(x_tap + 2 * x_col_step, w_taps + 10);\
+    x_tap += x_row_step;                                \
+    DWCONV_DSP_TAP(x_tap, w_taps + 12);                 \
+    DWCONV_DSP_TAP(x_tap + x_col_step, w_taps + 14);    \
+    DWCONV_DSP_TAP(x_tap + 2 * x_col_step, w_taps + 16);\
+  } while (0)
+
 /* What the pixel loop hands the channel loop, once per call. */
 typedef struct dwconv_dsp_call {
   const uint32_t* words;           /* the weights (above) */
