@@ -225,6 +225,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
+    plan_options.row_overlaps = options.techniques.overlap;  // outputs over consumed input rows
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };

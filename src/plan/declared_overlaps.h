@@ -22,8 +22,10 @@ int64_t compute_anchor_offset_bytes(const Plan& plan, const KernelCall& call);
 // Requires: `records` are compute_plan_memory's (record b is buffer b) and
 // `live_bytes` their per-position sums; no buffer is the output of two calls
 // that declare overlaps (verify_plan checks it first).
-// Guarantees: every such output buffer anchored to its input buffer; the
-// bytes each anchored pair shares subtracted from live_bytes where both live.
+// Guarantees: every such output buffer anchored to its input buffer, and
+// every output of a row loop's declared overlap (Loop::overlaps, loops among
+// the plan's steps) to its input at offset_bytes; the bytes each anchored
+// pair shares subtracted from live_bytes where both live.
 void apply_declared_overlaps(const Plan& plan, std::vector<PlacementBuffer>& records,
                              std::vector<int64_t>& live_bytes);
 

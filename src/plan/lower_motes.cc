@@ -5,6 +5,7 @@
 #include "partition/contract_loops.h"
 #include "partition/row_geometry.h"
 #include "plan/lower_row_loop.h"
+#include "plan/lower_row_loop_overlap.h"
 #include "schedule/order_best.h"
 #include "schedule/order_peak.h"
 
@@ -53,6 +54,11 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   TINYFIT_ASSIGN_OR_RETURN(result.plan, build_row_loop_plan(graph, lowered, result.order, specs));
   result.plan.techniques = {"motes"};
   if (merged) result.plan.techniques.push_back("inplace");
+  if (options.row_overlaps) {
+    RowLoopOverlapResult overlapped = apply_row_loop_overlaps(std::move(result.plan));
+    result.plan = std::move(overlapped.plan);
+    if (!overlapped.note.empty()) result.note += "; " + overlapped.note;
+  }
   return result;
 }
 

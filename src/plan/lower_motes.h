@@ -28,6 +28,9 @@ namespace tinyfit::plan {
 struct MotesPlanOptions {
   std::string order = "best";  // schedule::find_order_algorithm name for the fine-grained graph
   bool inplace = false;        // merge operators outside the loops in place (analysis/inplace.h)
+  // Each loop writes an output over the input rows it has consumed
+  // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
+  bool row_overlaps = true;
   Deadline deadline;
   std::function<void(double)> progress;  // of the order search
 };
@@ -42,7 +45,7 @@ struct MotesPlan {
 // `base_order` contracted (contract_order) and the order search of the
 // fine-grained graph (both scored with the loops' internal bytes from
 // row_geometry.h). techniques gets "motes" (and "inplace" when merges were
-// made).
+// made, "rowoverlap" when a loop declares an overlap).
 // Requires: bg == build_buffer_graph(graph), with its inplace_options;
 // base_order topological for bg; schemes from search_motes_schemes (row
 // schemes over disjoint, convex operator sets); options.order a known name.

@@ -205,6 +205,24 @@ struct KernelCall {
 
 struct Step;
 
+// A declared overlap of a row loop (vMCU inside MOTES's row loops, issue 12
+// item 5; docs/overlap.md): the whole buffer `output`, which the loop's calls
+// write by rows, starts `offset_bytes` after the first byte of the whole
+// buffer `input`, which the loop reads by rows and consumes (nothing after the
+// loop uses it). A row loop reads its input top to bottom and writes its
+// output top to bottom, so the output may overwrite the input rows no later
+// read needs: safe when every byte a call writes to `output` lies below every
+// byte of `input` read afterwards (plan/lower_row_loop_overlap.h derives the
+// limit from the loop's bounds, verify_plan replays the loop's accesses).
+// Placement keeps the two buffers exactly this far apart.
+struct LoopOverlap {
+  BufferId input = -1;
+  BufferId output = -1;
+  int64_t offset_bytes = 0;
+
+  bool operator==(const LoopOverlap&) const = default;
+};
+
 // Repeats `body` ceil(extent / tile) times; iteration i covers the chunk
 // [i * tile, min((i + 1) * tile, extent)) of the axis it walks.
 struct Loop {
@@ -214,6 +232,7 @@ struct Loop {
                           // few steps more, while its producers fill: plan/lower_row_loop.h)
   int64_t tile = 1;       // elements per iteration, 1 <= tile <= extent
   std::vector<Step> body;
+  std::vector<LoopOverlap> overlaps = {};  // row loops at the plan's top level only
 };
 
 struct Step {

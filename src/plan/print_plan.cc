@@ -61,6 +61,10 @@ void print_steps(std::ostream& out, const ir::Graph& graph, const std::vector<St
     out << indent << "loop " << loop.name << ": " << count_iterations(loop) << " iterations over " << loop.extent
         << " " << loop_axis_name(loop.axis) << ", tile " << loop.tile << ", chunk [b" << nest.size() << ", e"
         << nest.size() << ")\n";
+    for (const LoopOverlap& overlap : loop.overlaps) {
+      out << indent << "  overlap: b" << overlap.output << " at b" << overlap.input
+          << (overlap.offset_bytes < 0 ? "" : "+") << overlap.offset_bytes << " bytes (rows written over consumed rows)\n";
+    }
     nest.push_back(&loop);
     print_steps(out, graph, loop.body, position, nest);
     nest.pop_back();

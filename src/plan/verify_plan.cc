@@ -7,6 +7,7 @@
 #include "plan/plan_walk.h"
 #include "plan/verify_placement.h"
 #include "plan/verify_plan_dataflow.h"
+#include "plan/verify_row_loop_overlaps.h"
 #include "plan/verify_segment_calls.h"
 
 namespace tinyfit::plan {
@@ -298,6 +299,7 @@ Status verify_plan(const ir::Graph& graph, const Plan& plan) {
   TINYFIT_RETURN_IF_ERROR(walk_call_instances(plan.steps, visitor));
   TINYFIT_RETURN_IF_ERROR(dataflow.check_outputs());
   TINYFIT_RETURN_IF_ERROR(verify_segment_calls(graph, plan));
+  TINYFIT_RETURN_IF_ERROR(verify_row_loop_overlaps(plan));
 
   if (plan.arena_bytes > 0) {
     const PlanMemory memory = compute_plan_memory(plan);

@@ -41,6 +41,9 @@ namespace tinyfit::plan {
 //  - segment calls: declared overlaps and fused calls (verify_segment_calls.h:
 //    the overlap's offset within the limit re-derived by replaying the
 //    kernel's accesses, its input consumed);
+//  - row loops' declared overlaps (verify_row_loop_overlaps.h: the input
+//    consumed, the output fresh, the offset safe by a byte-level replay of
+//    the loop's accesses);
 //  - placement (when arena_bytes > 0): every buffer has an aligned offset inside
 //    the arena, and no two simultaneously live buffers share a byte
 //    (plan_memory.h lifetimes, verify_placement.h), except a declared
