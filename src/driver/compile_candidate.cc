@@ -220,12 +220,12 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     search_options.progress = [progress = options.progress](double fraction) { progress("motes", fraction); };
   }
   // Lowers a searched state (plan/lower_motes.h), places it and measures it.
-  auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
-                   const std::string& retries) -> Result<CompileCandidate> {
+  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, bool row_overlaps,
+                       const std::string& retries) -> Result<CompileCandidate> {
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
-    plan_options.row_overlaps = options.techniques.overlap;  // outputs over consumed input rows
+    plan_options.row_overlaps = row_overlaps;
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
@@ -240,6 +240,35 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     built.note = describe_budget(options.latency_budget) + ": " + searched.note + "; " + lowered.note + retries;
     TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, built, options));
     return built;
+  };
+
+  // With overlap on, each state is lowered with and without its loops'
+  // outputs over their consumed inputs (plan/lower_row_loop_overlap.h): the
+  // overlap adds no kernel work, but a lower peak leaves less room for the
+  // workspaces of faster primitives (select_workspaces.h), so the plan with
+  // it can be predicted slower. Within the budget the smaller arena wins (the
+  // faster on a tie); when only one is within, that one; else the faster.
+  auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
+                   const std::string& retries) -> Result<CompileCandidate> {
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate plain, lower_one(searched, inplace, false, retries));
+    if (!options.techniques.overlap) return plain;
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, true, retries));
+    const auto predicted = [](const CompileCandidate& c) {
+      return c.predicted_instructions.value_or(partition::kNoLatencyBudget);
+    };
+    const auto within = [&](const CompileCandidate& c) {
+      return !budgeted || predicted(c) <= options.latency_budget * ordinary_instructions.value_or(0.0);
+    };
+    bool take_overlapped = false;
+    if (within(plain) != within(overlapped)) {
+      take_overlapped = within(overlapped);
+    } else if (within(plain)) {
+      take_overlapped = overlapped.arena_bytes < plain.arena_bytes ||
+                        (overlapped.arena_bytes == plain.arena_bytes && predicted(overlapped) < predicted(plain));
+    } else {
+      take_overlapped = predicted(overlapped) < predicted(plain);
+    }
+    return take_overlapped ? std::move(overlapped) : std::move(plain);
   };
 
   // The budget holds for the plan that is built: its predicted instructions
