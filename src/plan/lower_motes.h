@@ -30,7 +30,7 @@ struct MotesPlanOptions {
   bool inplace = false;        // merge operators outside the loops in place (analysis/inplace.h)
   // Each loop writes an output over the input rows it has consumed
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
-  bool row_overlaps = true;
+  bool row_overlaps = false;
   Deadline deadline;
   std::function<void(double)> progress;  // of the order search
 };

@@ -7,6 +7,7 @@
 #include "ir/op_decl.h"
 #include "partition/acg.h"
 #include "plan/build_plan.h"
+#include "plan/lower_row_loop_overlap.h"
 #include "plan/plan_macs.h"
 #include "plan/plan_memory.h"
 #include "plan/verify_plan.h"
@@ -65,6 +66,40 @@ TEST(BuildMotesPlan, ARowSchemeRunsAsOneLoopWithoutRecomputation) {
   const int64_t whole_peak = compute_plan_memory(build_operator_plan(g.graph, bg, analysis::given_order(bg))).peak_bytes;
   EXPECT_EQ(whole_peak, 2 * 16384);
   EXPECT_LE(compute_plan_memory(lowered->plan).peak_bytes, 4096 + 4096 + 2 * 4 * 1024);
+}
+
+TEST(BuildMotesPlan, WithRowOverlapsTheLoopWritesItsOutputOverTheConsumedModelInput) {
+  // x (16 rows of 256 bytes) is read only by the loop, whose output (16 rows
+  // of 256 bytes, read by the Sigmoid after it) may start below x and
+  // overwrite the rows of x the first convolution's windows are done with.
+  const TestGraph g = make_chain();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  const std::vector<partition::PartitionScheme> schemes = {make_rows_scheme(g, bg, {0, 1, 2}, 2)};
+  MotesPlanOptions options;
+  options.order = "given";
+  Result<MotesPlan> plain = build_motes_plan(g.graph, bg, analysis::given_order(bg), schemes, options);
+  options.row_overlaps = true;
+  Result<MotesPlan> lowered = build_motes_plan(g.graph, bg, analysis::given_order(bg), schemes, options);
+  ASSERT_TRUE(plain && lowered);
+  const Status valid = verify_plan(g.graph, lowered->plan);
+  EXPECT_TRUE(valid) << valid.error().message;
+  EXPECT_EQ(lowered->plan.techniques, (std::vector<std::string>{"motes", "rowoverlap"}));
+  EXPECT_EQ(lowered->plan.count_calls(), plain->plan.count_calls());
+  EXPECT_EQ(count_plan_macs(g.graph, lowered->plan), ir::count_graph_macs(g.graph));
+  const Loop& loop = lowered->plan.steps.front().loop();
+  ASSERT_EQ(loop.overlaps.size(), 1u);
+  const LoopOverlap& overlap = loop.overlaps.front();
+  EXPECT_EQ(overlap.input, lowered->plan.inputs[0]);
+  const std::optional<int64_t> limit = compute_row_loop_overlap_limit(lowered->plan, loop, overlap.input, overlap.output);
+  ASSERT_TRUE(limit.has_value());
+  EXPECT_EQ(overlap.offset_bytes, *limit / 4 * 4);
+  // The producers run ahead of the sink by their windows' reach, so by the
+  // time the sink writes a row of its output, x's rows up to the next one
+  // are read for the last time: the output may start one row above x.
+  EXPECT_EQ(overlap.offset_bytes, 256);
+  // The pair shares 4096 - 256 bytes, all of them off the loop's peak.
+  EXPECT_EQ(compute_plan_memory(lowered->plan).peak_bytes,
+            compute_plan_memory(plain->plan).peak_bytes - (4096 - overlap.offset_bytes));
 }
 
 TEST(BuildMotesPlan, OperatorsOutsideTheLoopsMayRunInPlace) {
