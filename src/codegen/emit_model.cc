@@ -430,10 +430,16 @@ std::string emit_source(const ir::Graph& graph, const plan::Plan& plan, const Mo
       << "#include \"model.h\"\n\n#include \"tinyfit/runtime.h\"\n";
   if (options.device >= 0) out << "#include \"tinyfit_link.h\"\n";
   for (const std::string& header : emitter.headers()) out << "#include \"" << header << "\"\n";
-  out << "\n/* The activation arena: every plan buffer at its planned offset. */\n"
-      << "static uint8_t " << arena << "[" << plan.arena_bytes << "] __attribute__((aligned(" << alignment
-      << ")));\n\n"
-      << emitter.constants();
+  // A device of several that the plan leaves idle (no buffer, no step, no
+  // model input or output) has no arena: an unused static array is a warning.
+  if (emitter.body().empty() && api.inputs.empty() && api.outputs.empty()) {
+    out << "\n/* No activation arena: this device holds no buffer and runs nothing. */\n\n";
+  } else {
+    out << "\n/* The activation arena: every plan buffer at its planned offset. */\n"
+        << "static uint8_t " << arena << "[" << plan.arena_bytes << "] __attribute__((aligned(" << alignment
+        << ")));\n\n";
+  }
+  out << emitter.constants();
   if (emitter.uses_loop_bound()) {
     out << "/* An index that moves with a loop (tinyfit plan.h Bound): low at x == 0, high at\n"
         << " * x == extent, otherwise clamp(scale * x + offset, low, high). */\n"

@@ -4,16 +4,21 @@
 // device arena within its limit). One executable for the whole layer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
 
 #include "devices/build_device_plan.h"
 #include "devices/choose_k1k2.h"
+#include "cost/cost_table.h"
 #include "devices/choose_min_memory.h"
+#include "devices/device_latency.h"
 #include "devices/device_memory.h"
 #include "devices/execute_device_plan.h"
 #include "devices/part_boxes.h"
+#include "devices/search_partition.h"
 #include "devices/split_support.h"
 #include "exec/reference_interpreter.h"
 #include "support/random_row_chain.h"
@@ -213,6 +218,191 @@ TEST(Choosers, PlansOfBothChoosersMatchTheReference) {
     expect_verified(c, choices, n, label + " min-memory");
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// --- The latency model and the latency search (search_partition.h) ---------
+
+LatencyModel make_model(int64_t link_bytes_per_second) {
+  LatencyModel model;
+  model.table = *cost::find_cost_table("cortex-m4");
+  model.instructions_per_second = 100e6;
+  model.link_bytes_per_second = link_bytes_per_second;
+  return model;
+}
+
+// Builds, places and predicts `choices`.
+double predict_choices(const ir::Graph& graph, const std::vector<OperatorChoice>& choices, const DeviceLimits& limits,
+                       const LatencyModel& model, PartPredictor& predictor, DevicePlan* built = nullptr) {
+  Result<DevicePlan> plan = build_device_plan(graph, choices, limits.count_devices());
+  EXPECT_TRUE(plan.has_value()) << (plan ? "" : plan.error().message);
+  if (!plan) return 0;
+  place_device_buffers(*plan);
+  const Result<PlanLatency> latency = predict_plan_latency(*plan, model, predictor);
+  EXPECT_TRUE(latency.has_value()) << (latency ? "" : latency.error().message);
+  if (built != nullptr) *built = *plan;
+  return latency ? latency->seconds : 0;
+}
+
+// A chain in the DP's exact sense: every operator reads only the previous
+// one's output (the first, the graph input), and the last one's output is
+// the only graph output.
+bool is_plain_chain(const ir::Graph& graph) {
+  ir::TensorId previous = graph.inputs.size() == 1 ? graph.inputs[0] : ir::kNoTensor;
+  for (const ir::Node& node : graph.nodes) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!graph.has_input(node, i) || graph.input_tensor(node, i).is_constant) continue;
+      if (node.inputs[i] != previous) return false;
+    }
+    if (node.outputs.size() != 1) return false;
+    previous = node.outputs[0];
+  }
+  return graph.outputs.size() == 1 && graph.outputs[0] == previous;
+}
+
+// A stage's link time is its link bytes over the rate, and the plan's
+// latency the sum of its stages' (link + slowest device).
+TEST(DeviceLatency, StagesAddTheLinkAndTheSlowestDevice) {
+  kernel_oracle::Random r(7);
+  for (int trial = 0; trial < 10; ++trial) {
+    row_chain::ChainSpec spec;
+    spec.seed = 300 + static_cast<uint64_t>(trial);
+    spec.operators = 3;
+    const auto c = row_chain::make_random_row_chain(spec);
+    const DeviceLimits limits{{1 << 20, 1 << 20, 1 << 20}, {}, 1000};
+    const LatencyModel model = make_model(limits.link_bytes_per_second);
+    PartPredictor predictor(c.graph, *model.table);
+    DevicePlan plan;
+    predict_choices(c.graph, choose_min_memory(c.graph, given_order(c.graph), limits), limits, model, predictor, &plan);
+    const Result<PlanLatency> latency = predict_plan_latency(plan, model, predictor);
+    ASSERT_TRUE(latency.has_value());
+    double total = 0;
+    int64_t bytes = 0;
+    for (size_t s = 0; s < plan.stages.size(); ++s) {
+      const StageLatency& stage = latency->stages[s];
+      int64_t stage_bytes = 0;
+      for (const Transfer& t : plan.stages[s].transfers) stage_bytes += t.from != t.to ? t.bytes : 0;
+      EXPECT_EQ(stage.link_bytes, stage_bytes);
+      EXPECT_DOUBLE_EQ(stage.link_seconds, static_cast<double>(stage_bytes) / 1000.0);
+      const double slowest = *std::max_element(stage.instructions.begin(), stage.instructions.end());
+      EXPECT_DOUBLE_EQ(stage.seconds, stage.link_seconds + slowest / 100e6);
+      total += stage.seconds;
+      bytes += stage_bytes;
+    }
+    EXPECT_EQ(bytes, plan.count_link_bytes());
+    EXPECT_NEAR(latency->seconds, total, 1e-12 * total);
+    // Every computing device predicts a positive number of instructions.
+    for (const Stage& stage : plan.stages) {
+      for (const PartCompute& compute : stage.computes) {
+        EXPECT_GT(latency->stages[static_cast<size_t>(&stage - plan.stages.data())]
+                      .instructions[static_cast<size_t>(compute.device)],
+                  0.0);
+      }
+    }
+  }
+}
+
+// The exhaustive-search oracle: on chains, with memory not binding, the DP's
+// latency is the minimum of the predicted latency over every combination of
+// list_operator_choices' choices, and equals its own plan's prediction.
+TEST(LatencySearch, DpIsOptimalOnChainsAgainstExhaustiveSearch) {
+  kernel_oracle::Random r(1414);
+  int checked = 0;
+  for (int trial = 0; trial < 200 && checked < 16; ++trial) {
+    row_chain::ChainSpec spec;
+    spec.seed = 5000 + static_cast<uint64_t>(trial);
+    const int n = checked % 2 == 0 ? 2 : 3;
+    spec.operators = n == 2 ? 4 : 3;
+    spec.rows = r.uniform_int(4, 12);
+    spec.cols = r.uniform_int(1, 4);
+    spec.max_channels = 6;
+    const auto c = row_chain::make_random_row_chain(spec);
+    if (!is_plain_chain(c.graph)) continue;
+    const DeviceLimits limits{std::vector<int64_t>(static_cast<size_t>(n), int64_t{1} << 30), {},
+                              r.pick(std::vector<int64_t>{1000, 100000, 10000000})};
+    const LatencyModel model = make_model(limits.link_bytes_per_second);
+    PartPredictor predictor(c.graph, *model.table);
+    const std::vector<ir::NodeId> order = given_order(c.graph);
+    const Result<DpResult> dp = search_latency_dp(c.graph, order, limits, model, predictor, 1.0);
+    ASSERT_TRUE(dp.has_value()) << dp.error().message;
+    EXPECT_TRUE(dp->within_local_budget);
+    const std::string label = "seed " + std::to_string(spec.seed) + ", " + std::to_string(n) + " devices";
+    const double dp_plan = predict_choices(c.graph, dp->choices, limits, model, predictor);
+    EXPECT_NEAR(dp->seconds, dp_plan, 1e-9 * dp_plan) << label << ": the DP's accounting differs from its plan's";
+
+    std::vector<std::vector<OperatorChoice>> options;
+    for (ir::NodeId id : order) options.push_back(list_operator_choices(c.graph, id, limits));
+    std::vector<size_t> pick(options.size(), 0);
+    double best = std::numeric_limits<double>::infinity();
+    int plans = 0;
+    while (true) {
+      std::vector<OperatorChoice> choices;
+      for (size_t i = 0; i < options.size(); ++i) choices.push_back(options[i][pick[i]]);
+      best = std::min(best, predict_choices(c.graph, choices, limits, model, predictor));
+      ++plans;
+      size_t i = 0;
+      while (i < pick.size() && ++pick[i] == options[i].size()) pick[i++] = 0;
+      if (i == pick.size()) break;
+    }
+    EXPECT_GT(plans, 1) << label;
+    EXPECT_NEAR(dp->seconds, best, 1e-9 * best) << label << ": the DP is not optimal over " << plans << " plans";
+    if (::testing::Test::HasFailure()) return;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 16) << "too few plain chains among the seeds";
+}
+
+// Random chains (with residual Adds) on random heterogeneous devices and link
+// rates: the search's plan is verified bit-exact; when some compared plan
+// fits, the chosen one fits every device, and its latency is at most k1/k2's
+// and min-memory's whenever those fit.
+TEST(LatencySearch, PlansAreVerifiedWithinLimitsAndNoSlowerThanTheBaselines) {
+  kernel_oracle::Random r(4141);
+  int fitting = 0, beat_k1k2 = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    row_chain::ChainSpec spec;
+    spec.seed = 7000 + static_cast<uint64_t>(trial);
+    spec.operators = static_cast<int>(r.uniform_int(2, 7));
+    spec.rows = r.uniform_int(4, 14);
+    spec.cols = r.uniform_int(1, 5);
+    spec.max_channels = 6;
+    const auto c = row_chain::make_random_row_chain(spec);
+    const int n = static_cast<int>(r.uniform_int(2, 4));
+    DeviceLimits limits;
+    for (int d = 0; d < n; ++d) limits.sram_bytes.push_back(r.uniform_int(48, 700));
+    limits.link_bytes_per_second = r.pick(std::vector<int64_t>{1000, 125000, 1250000});
+    const LatencyModel model = make_model(limits.link_bytes_per_second);
+    PartPredictor predictor(c.graph, *model.table);
+    const std::vector<ir::NodeId> order = given_order(c.graph);
+    const std::string label = "seed " + std::to_string(spec.seed) + ", " + std::to_string(n) + " devices";
+    const Result<SearchResult> searched = search_partition(c.graph, order, limits, model, predictor);
+    ASSERT_TRUE(searched.has_value()) << label << ": " << searched.error().message;
+    const DevicePlan plan = expect_verified(c, searched->choices, n, label + " search");
+    if (::testing::Test::HasFailure()) return;
+    const double seconds = predict_choices(c.graph, searched->choices, limits, model, predictor);
+    const SearchCandidate& chosen = searched->candidates.at(static_cast<size_t>(searched->chosen));
+    EXPECT_NEAR(chosen.seconds, seconds, 1e-12 * seconds) << label;
+    const bool any_fits = std::any_of(searched->candidates.begin(), searched->candidates.end(),
+                                      [](const SearchCandidate& s) { return s.fits(); });
+    EXPECT_EQ(count_excess_bytes(plan, limits) == 0, any_fits) << label;
+    if (any_fits) {
+      ++fitting;
+      for (int d = 0; d < n; ++d) {
+        EXPECT_LE(plan.devices[static_cast<size_t>(d)].arena_bytes, limits.sram_bytes[static_cast<size_t>(d)]) << label;
+      }
+    }
+    // The baselines, built and predicted here (not taken from the search's list).
+    for (const auto& [name, choices] : {std::pair{std::string("k1k2"), choose_by_k1k2(c.graph, order, limits)},
+                                        std::pair{std::string("min-memory"), choose_min_memory(c.graph, order, limits)}}) {
+      DevicePlan baseline;
+      const double base = predict_choices(c.graph, choices, limits, model, predictor, &baseline);
+      if (count_excess_bytes(baseline, limits) > 0) continue;
+      EXPECT_LE(seconds, base * (1 + 1e-12)) << label << ": slower than " << name;
+      if (name == "k1k2" && seconds < base * (1 - 1e-6)) ++beat_k1k2;
+    }
+  }
+  // The limits are drawn so that the comparison happens, and the search finds faster plans.
+  EXPECT_GT(fitting, 10);
+  EXPECT_GT(beat_k1k2, 3);
 }
 
 }  // namespace

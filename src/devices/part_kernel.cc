@@ -46,6 +46,7 @@ Result<PartKernel> prepare_part_kernel(const ir::Graph& graph, const Stage& stag
   const plan::KernelCall& placed = p.steps[0].is_loop() ? p.steps[0].loop().body[0].call() : p.steps[0].call();
   TINYFIT_ASSIGN_OR_RETURN(prepared->kernel, exec::prepare_kernel(exec::KernelCallContext{graph, p, placed}));
   part.kernel = std::shared_ptr<const exec::PreparedKernel>(prepared, prepared->kernel.get());
+  part.call = &placed;
   return part;
 }
 

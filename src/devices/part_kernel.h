@@ -24,6 +24,9 @@ struct PartKernel {
   // Null for an alias (a byte copy of the input into the output's buffer).
   // Shared: the kernel and the one-call plan it was prepared on live together.
   std::shared_ptr<const exec::PreparedKernel> kernel;
+  // The one-call plan's call the kernel was prepared for (lives as long as
+  // `kernel`): its node and mode, for the latency model (device_latency.h).
+  const plan::KernelCall* call = nullptr;
   bool chunk_of_channels = false;  // the kernel takes the output box's channels as its chunk
 };
 

@@ -4,6 +4,7 @@
 
 #include "analysis/buffer_graph.h"
 #include "analysis/memory_profile.h"
+#include "cost/cost_table.h"
 #include "devices/build_device_plan.h"
 #include "devices/choose_k1k2.h"
 #include "devices/choose_min_memory.h"
@@ -62,13 +63,49 @@ Result<DeviceCompileReport> compile_on_devices(const ir::Graph& graph, const Dev
   }
   std::vector<ir::NodeId> order(graph.nodes.size());
   std::iota(order.begin(), order.end(), 0);
-  const std::vector<devices::OperatorChoice> choices = options.partition == "min-memory"
-                                                            ? devices::choose_min_memory(graph, order, options.limits)
-                                                            : devices::choose_by_k1k2(graph, order, options.limits);
+  report.device_mhz = options.device_mhz;
+  report.target = options.target;
+  TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+  devices::LatencyModel model;
+  model.table = table;
+  model.instructions_per_second = options.device_mhz * 1e6;
+  model.link_bytes_per_second = options.limits.link_bytes_per_second;
+  devices::PartPredictor predictor(graph, *table);
+  std::vector<devices::OperatorChoice> choices;
+  if (options.partition == "search") {
+    if (model.link_bytes_per_second <= 0 || options.device_mhz <= 0) {
+      return fail("--partition search needs --link-bytes-per-second (the link's rate) and a positive --device-mhz",
+                  ExitCode::kBadCommandLine);
+    }
+    TINYFIT_ASSIGN_OR_RETURN(devices::SearchResult searched,
+                             devices::search_partition(graph, order, options.limits, model, predictor));
+    choices = std::move(searched.choices);
+    report.search_candidates = std::move(searched.candidates);
+    report.search_chosen = searched.chosen;
+  } else if (options.partition == "min-memory") {
+    choices = devices::choose_min_memory(graph, order, options.limits);
+  } else {
+    choices = devices::choose_by_k1k2(graph, order, options.limits);
+  }
   TINYFIT_ASSIGN_OR_RETURN(report.plan,
                            devices::build_device_plan(graph, choices, options.limits.count_devices()));
   devices::place_device_buffers(report.plan);
   report.memory = devices::compute_device_memory(report.plan);
+  if (Result<devices::PlanLatency> latency = devices::predict_plan_latency(report.plan, model, predictor)) {
+    report.latency = std::move(*latency);
+  } else {
+    report.latency_error = latency.error().message;
+  }
+  if (report.latency) {
+    // One device running every operator whole, the same kernels: the speedup's base.
+    std::vector<devices::OperatorChoice> whole;
+    for (ir::NodeId id : order) whole.push_back({id, devices::Split::kWhole, {0}});
+    devices::LatencyModel one = model;
+    TINYFIT_ASSIGN_OR_RETURN(const devices::DevicePlan alone, devices::build_device_plan(graph, whole, 1));
+    if (Result<devices::PlanLatency> latency = devices::predict_plan_latency(alone, one, predictor)) {
+      report.one_device_seconds = latency->seconds;
+    }
+  }
   if (options.execute) {
     TINYFIT_ASSIGN_OR_RETURN(report.verification, verify_on_devices(graph, report.plan, options.seed));
   } else {

@@ -4,22 +4,27 @@
 //   choose-k1k2          the partition of every operator (MemoriaNova eqs.
 //                        4-5), over the model's own operator order; or
 //   choose-min-memory    tinyfit's memory-first partition (--partition min-memory);
+//   search-partition     tinyfit's latency search (--partition search);
 //   build-device-plan    buffers, parts and transfers per device;
 //   place-device-buffers one arena per device;
 //   execute-device-plan  every device in its own poisoned arena of exactly
-//                        its size, compared with the reference interpreter.
-// Not built yet (exit 2 at the command line): the latency search over
-// operator order and partitions, composing parts with the single-device
+//                        its size, compared with the reference interpreter;
+//   predict-plan-latency the plan's predicted latency (devices/device_latency.h).
+// Not built yet (exit 2 at the command line): a search over the operator
+// order (the model's own is used), composing parts with the single-device
 // techniques and per-device kernel workspaces. Per-device
 // emitted C (--emit c) is driver/device_programs.h, run by the command line.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "devices/device_latency.h"
 #include "devices/device_memory.h"
 #include "devices/device_plan.h"
+#include "devices/search_partition.h"
 #include "driver/compile_verify.h"
 #include "ir/graph.h"
 #include "support/diag.h"
@@ -29,7 +34,9 @@ namespace tinyfit::driver {
 struct DeviceCompileOptions {
   devices::DeviceLimits limits;
   bool execute = true;   // false: --no-verify
-  std::string partition = "k1k2";  // or "min-memory"
+  std::string partition = "k1k2";  // or "min-memory", "search"
+  std::string target = "cortex-m4";  // the cost table predicting each device's instructions
+  double device_mhz = 100;           // instructions per second / 1e6 (one per cycle)
   uint32_t seed = 12345; // x_0 of the deterministic input (exec::make_golden_input), seed + i for input i
 };
 
@@ -41,13 +48,26 @@ struct DeviceCompileReport {
   Verification verification;
   int64_t single_device_peak_bytes = 0;  // ordinary execution on one device, for comparison
   devices::DeviceLimits options_limits;  // the limits it was planned for
+  // The plan's predicted latency; absent (with the reason) when the latency
+  // model cannot predict a part (a kernel its table has no row for).
+  std::optional<devices::PlanLatency> latency;
+  std::string latency_error;
+  // The same model on one device, every operator whole (no link): the base
+  // of the speedup. Absent with latency.
+  std::optional<double> one_device_seconds;
+  double device_mhz = 100;
+  std::string target = "cortex-m4";
+  // --partition search: every plan it compared, and which it chose.
+  std::vector<devices::SearchCandidate> search_candidates;
+  int search_chosen = -1;
 
   // Devices whose arena or flash exceeds its limit (flash limit 0: none).
   std::vector<int> count_over_limit() const;
   bool fits() const { return count_over_limit().empty(); }
 };
 
-// Requires: limits with at least one device, sram > 0 each, flash empty or one per device.
+// Requires: limits with at least one device, sram > 0 each, flash empty or one per device;
+// partition "search": limits.link_bytes_per_second > 0 and device_mhz > 0.
 // Guarantees: verification.verified only after the plan ran and every output
 // matched the reference (int8 bit-exact). A kernel not built for a part is
 // its exit-2 error; a mismatch is an internal error (our bug).

@@ -53,13 +53,17 @@ class CallRecorder final : public CallEmitter {
   static inline const std::string kInput = "@input", kOutput = "@output";
 };
 
+Result<std::vector<RuntimeCall>> list_runtime_calls(const PreparedKernel& kernel) {
+  CallRecorder recorder;
+  TINYFIT_RETURN_IF_ERROR(kernel.emit(recorder));
+  return std::move(recorder.calls);
+}
+
 Result<std::vector<RuntimeCall>> list_runtime_calls(const ir::Graph& graph, const plan::Plan& plan,
                                                     const plan::KernelCall& call) {
   TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedKernel> kernel,
                            prepare_kernel(KernelCallContext{graph, plan, call}));
-  CallRecorder recorder;
-  TINYFIT_RETURN_IF_ERROR(kernel->emit(recorder));
-  return std::move(recorder.calls);
+  return list_runtime_calls(*kernel);
 }
 
 // The node coordinates a view instance covers: from its origin, its extents.
@@ -109,8 +113,10 @@ cost::FeatureVector compute_fused_features(const ir::Graph& graph, const plan::K
   return sum;
 }
 
+// `input(i)` / `output(i)`: the call's i-th view as this instance sees it.
 void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, const std::vector<RuntimeCall>& calls,
-                       std::span<const plan::LoopChunk> nest, cost::PlanWork& work) {
+                       bool in_loop, const std::function<plan::ViewInstance(size_t)>& input_view,
+                       const std::function<plan::ViewInstance(size_t)>& output_view, cost::PlanWork& work) {
   for (const RuntimeCall& runtime : calls) {
     if (!call.fused.empty()) {
       work.add_call(runtime.function, compute_fused_features(graph, call));
@@ -119,19 +125,23 @@ void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, con
     cost::CallGeometry geometry;
     geometry.graph = &graph;
     geometry.node = call.node >= 0 ? &graph.nodes.at(static_cast<size_t>(call.node)) : nullptr;
-    geometry.in_loop = !nest.empty();
+    geometry.in_loop = in_loop;
     std::optional<plan::ViewInstance> input;
     if (runtime.first_input >= 0) {
-      input = plan::resolve_view(call.inputs.at(static_cast<size_t>(runtime.first_input)), nest);
+      input = input_view(static_cast<size_t>(runtime.first_input));
       geometry.read_elements = input->count_elements();
     }
-    if (runtime.first_output >= 0) {
-      geometry.written =
-          describe_written_ranges(plan::resolve_view(call.outputs.at(static_cast<size_t>(runtime.first_output)), nest));
-    }
+    if (runtime.first_output >= 0) geometry.written = describe_written_ranges(output_view(static_cast<size_t>(runtime.first_output)));
     geometry.work_share = find_work_share(graph, call, input ? &*input : nullptr);
     work.add_call(runtime.function, cost::compute_call_features(geometry));
   }
+}
+
+void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, const std::vector<RuntimeCall>& calls,
+                       std::span<const plan::LoopChunk> nest, cost::PlanWork& work) {
+  add_runtime_calls(
+      graph, call, calls, !nest.empty(), [&](size_t i) { return plan::resolve_view(call.inputs.at(i), nest); },
+      [&](size_t i) { return plan::resolve_view(call.outputs.at(i), nest); }, work);
 }
 
 // Walks every call instance of the plan with the runtime calls it makes:
@@ -180,6 +190,25 @@ Result<std::map<const plan::KernelCall*, cost::PlanWork>> count_call_work(const 
   TINYFIT_RETURN_IF_ERROR(walk_runtime_work(
       graph, plan, [&](const plan::KernelCall& call, const cost::PlanWork& instance) { work[&call].add(instance); },
       [](std::span<const plan::LoopChunk>) {}));
+  return work;
+}
+
+Result<cost::PlanWork> count_kernel_work(const ir::Graph& graph, const plan::KernelCall& call,
+                                         const PreparedKernel& kernel, std::span<const plan::ViewInstance> inputs,
+                                         std::span<const plan::ViewInstance> outputs) {
+  TINYFIT_ASSIGN_OR_RETURN(const std::vector<RuntimeCall> calls, list_runtime_calls(kernel));
+  cost::PlanWork work;
+  add_runtime_calls(
+      graph, call, calls, false,
+      [&](size_t i) {
+        TINYFIT_CHECK(i < inputs.size()) << "count_kernel_work: no input view " << i;
+        return inputs[i];
+      },
+      [&](size_t i) {
+        TINYFIT_CHECK(i < outputs.size()) << "count_kernel_work: no output view " << i;
+        return outputs[i];
+      },
+      work);
   return work;
 }
 

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <map>
+#include <span>
 
 #include "cost/plan_work.h"
+#include "exec/kernel_call.h"
 #include "ir/graph.h"
 #include "plan/plan.h"
 #include "support/diag.h"
@@ -31,5 +33,15 @@ Result<cost::PlanWork> count_plan_work(const ir::Graph& graph, const plan::Plan&
 // counts: what one call costs, for choices made per call (primitive selection).
 Result<std::map<const plan::KernelCall*, cost::PlanWork>> count_call_work(const ir::Graph& graph,
                                                                           const plan::Plan& plan);
+
+// The work of one prepared kernel run once, outside any loop, on views fixed
+// at compile time (a multi-device part call, codegen/device_steps.h
+// PartCall): its runtime calls with the features of `inputs` / `outputs`
+// (KernelCall order), without the run function's counts.
+// Requires: `kernel` prepared for `call` (of `graph`); views as its binding
+// takes them.
+Result<cost::PlanWork> count_kernel_work(const ir::Graph& graph, const plan::KernelCall& call,
+                                         const PreparedKernel& kernel, std::span<const plan::ViewInstance> inputs,
+                                         std::span<const plan::ViewInstance> outputs);
 
 }  // namespace tinyfit::exec

@@ -39,7 +39,21 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
   if (kind == LinkKind::kMpi) {
     out << "#include <stdio.h>\n\n#include \"model.h\"\n#include \"tinyfit_link_mpi.h\"\n\n";
   } else {
-    out << "#include \"board.h\"\n#include \"model.h\"\n#include \"tinyfit_link_cmsdk_uart.h\"\n\n";
+    out << "#include \"board.h\"\n#include \"model.h\"\n#include \"tinyfit_link_cmsdk_uart.h\"\n\n"
+        << "/* The link calls, wrapped (-Wl,--wrap): the counter ticks spent inside them. */\n"
+        << "static uint64_t link_ticks;\n"
+        << "int __real_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
+        << "int __real_tinyfit_link_recv(int peer, void* data, uint32_t bytes);\n"
+        << "int __wrap_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
+        << "int __wrap_tinyfit_link_recv(int peer, void* data, uint32_t bytes);\n"
+        << "int __wrap_tinyfit_link_send(int peer, const void* data, uint32_t bytes) {\n"
+        << "  const uint64_t start = board_counter_read();\n"
+        << "  const int status = __real_tinyfit_link_send(peer, data, bytes);\n"
+        << "  link_ticks += board_counter_read() - start;\n  return status;\n}\n"
+        << "int __wrap_tinyfit_link_recv(int peer, void* data, uint32_t bytes) {\n"
+        << "  const uint64_t start = board_counter_read();\n"
+        << "  const int status = __real_tinyfit_link_recv(peer, data, bytes);\n"
+        << "  link_ticks += board_counter_read() - start;\n  return status;\n}\n\n";
   }
   for (size_t i : model.input_indices) {
     const std::string_view type = codegen::c_element_type(inputs.at(i).dtype);
@@ -61,7 +75,7 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
         << "  if (tinyfit_link_mpi_open(&argc, &argv, " << devices << ") != " << d << ") {\n"
         << "    fprintf(stderr, \"device " << d << ": not MPI rank " << d << "\\n\");\n    return 3;\n  }\n";
   } else {
-    out << "int main(void) {\n  int status;\n"
+    out << "int main(void) {\n  int status;\n  uint64_t base, ticks;\n"
         << "  if (tinyfit_link_uart_open(" << d << ", " << devices << ", " << kUartBaudDivisor
         << "u) != 0) return 3;\n";
   }
@@ -69,7 +83,14 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
     out << "  copy_bytes((uint8_t*)" << model.prefix << "_input(" << i << "), (const uint8_t*)input" << i
         << "_data, sizeof input" << i << "_data);\n";
   }
+  // SysTick reloads at its first tick after the start: until then the
+  // counter reads its reload value, so the count starts from a later base.
+  if (kind == LinkKind::kUart) {
+    out << "  board_counter_start();\n  while (board_counter_read() >= 0x00FFFFFFu) {\n  }\n"
+        << "  base = board_counter_read();\n";
+  }
   out << "  status = " << model.prefix << "_invoke();\n";
+  if (kind == LinkKind::kUart) out << "  ticks = board_counter_read() - base;\n";
   if (kind == LinkKind::kMpi) {
     out << "  printf(\"device " << d << " status %d\\n\", status);\n"
         << "  printf(\"device " << d << " sent %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_sent());\n"
@@ -83,7 +104,9 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
   } else {
     out << "  board_write(\"status \");\n  board_write_u64((uint64_t)(uint32_t)status);\n"
         << "  board_write(\"sent \");\n  board_write_u64(tinyfit_link_uart_bytes_sent());\n"
-        << "  board_write(\"received \");\n  board_write_u64(tinyfit_link_uart_bytes_received());\n";
+        << "  board_write(\"received \");\n  board_write_u64(tinyfit_link_uart_bytes_received());\n"
+        << "  board_write(\"instructions \");\n  board_write_u64(ticks * BOARD_INSTRUCTIONS_PER_TICK);\n"
+        << "  board_write(\"link_instructions \");\n  board_write_u64(link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n";
     for (size_t i : model.output_indices) {
       out << "  board_write(\"output" << i << " \");\n  board_write_hex(" << model.prefix << "_output(" << i
           << "), " << macro << "_OUTPUT" << i << "_BYTES);\n";
@@ -114,6 +137,10 @@ Status parse_device_line(const std::string& key, const std::string& value, Devic
     report.bytes_sent = std::stoull(value);
   } else if (key == "received") {
     report.bytes_received = std::stoull(value);
+  } else if (key == "instructions") {
+    report.instructions = std::stoull(value);
+  } else if (key == "link_instructions") {
+    report.link_instructions = std::stoull(value);
   } else if (key.starts_with("output")) {
     std::optional<std::vector<uint8_t>> bytes = parse_hex(value);
     if (!bytes) return fail("unreadable output line: " + key + " " + value);
@@ -149,7 +176,8 @@ Result<std::vector<std::string>> write_device_programs(const codegen::EmittedDev
       for (const std::string& source : sources) command += " " + quote(source);
       built = run_command(command + " -lm");
     } else {
-      built = build_program({Target::kCortexM4, sources, includes, program, kBoardRamBytes});
+      built = build_program({Target::kCortexM4, sources, includes, program, kBoardRamBytes,
+                             {"-Wl,--wrap=tinyfit_link_send", "-Wl,--wrap=tinyfit_link_recv"}});
     }
     if (built.exit_code != 0) return fail("device " + std::to_string(d) + " does not build:\n" + built.output);
     programs.push_back(program);
@@ -207,6 +235,15 @@ std::string make_qemu_script(const std::vector<std::string>& programs) {
       << "      sleep 0.1\n"
       << "    done\n"
       << "    echo $status > device$d/run.status ) &\n"
+      << "}\n"
+      << "# A device starts once every port it connects to listens (a QEMU with several\n"
+      << "# wait=on servers opens them one after another): a refused connect after an\n"
+      << "# accepted one would restart a device whose earlier peer no longer listens.\n"
+      << "wait_listen() {  # port\n"
+      << "  tries=0\n"
+      << "  until ss -ltn | grep -q \":$1 \"; do\n"
+      << "    tries=$((tries + 1)); [ $tries -ge 1200 ] && break; sleep 0.05\n"
+      << "  done\n"
       << "}\n";
   int pair = 0;
   std::map<std::pair<int, int>, int> ports;
@@ -214,6 +251,7 @@ std::string make_qemu_script(const std::vector<std::string>& programs) {
     for (int b = a + 1; b < devices; ++b) ports[{a, b}] = pair++;
   }
   for (int d = 0; d < devices; ++d) {
+    for (int p = 0; p < d; ++p) out << "wait_listen $((base + " << ports.at({p, d}) << "))\n";
     out << "start " << d;
     for (int p = 0; p < devices; ++p) {
       if (p == d) continue;

@@ -8,7 +8,12 @@
 //    through a loopback TCP socket (run_linked.sh beside the programs).
 // Each device's main.c writes the model inputs it holds (fixed arrays),
 // calls its invoke once and prints its status, the bytes its link
-// implementation counted, and the model outputs it holds in hex.
+// implementation counted, and the model outputs it holds in hex. On the
+// boards it also counts instructions (QEMU -icount, board.h's SysTick
+// counter): the whole invoke's, and those spent inside tinyfit_link_send /
+// tinyfit_link_recv (wrapped at link time with -Wl,--wrap: the transfers and
+// the polling while a peer is not ready), so invoke minus link is the
+// device's compute (its kernel calls and local copies).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,11 @@ struct DeviceRunReport {
   uint64_t bytes_sent = 0;         // as the link implementation counted them
   uint64_t bytes_received = 0;
   std::map<size_t, std::vector<uint8_t>> outputs;  // model output index -> bytes
+  // Boards only (0 on MPI): retired instructions of the invoke, and of them
+  // those inside the link calls.
+  uint64_t instructions = 0;
+  uint64_t link_instructions = 0;
+  uint64_t compute_instructions() const { return instructions - link_instructions; }
 };
 
 struct LinkedRunReport {

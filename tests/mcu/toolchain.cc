@@ -109,6 +109,7 @@ CommandResult build_program(const BuildRequest& request) {
   const std::string board_source = request.target == Target::kHost ? "/host_board.c" : "/startup.c";
   command += " " + quote(std::string(TINYFIT_MCU_BOARD_DIR) + board_source);
   for (const std::string& source : request.c_sources) command += " " + quote(source);
+  for (const std::string& flag : request.extra_flags) command += " " + quote(flag);
   // newlib's libm for the float kernels' expf (our startup.c supplies memcpy
   // and memset, so libc contributes only what libm calls).
   command += request.target == Target::kHost ? " -lm" : " -lm -lc -lgcc";

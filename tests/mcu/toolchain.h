@@ -32,6 +32,7 @@ struct BuildRequest {
   std::vector<std::string> include_dirs;
   std::string output;          // the executable / ELF to write
   int64_t ram_bytes = 0;       // boards: the RAM region's LENGTH (the SRAM budget)
+  std::vector<std::string> extra_flags;  // appended to the command (e.g. -Wl,--wrap=symbol)
 };
 
 struct CommandResult {

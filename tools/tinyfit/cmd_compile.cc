@@ -117,7 +117,10 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
   auto not_built = [](const std::string& what) {
     return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
   };
-  if (cli.devices.partition == "search") return not_built("the latency search (--partition search)");
+  if (cli.devices.partition == "search" && cli.devices.link_bytes_per_second <= 0) {
+    return fail("--partition search needs --link-bytes-per-second (the link's rate, e.g. 125000 for UART at 1 Mbit/s)",
+                ExitCode::kBadCommandLine);
+  }
   if (!cli.svg_path.empty()) return not_built("the per-device memory chart (--svg)");
   if (cli.dump_plan) return not_built("--dump-plan of a device plan");
   for (const std::string& flag : cli.single_device_flags) {
@@ -129,6 +132,7 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
   options.execute = !cli.no_verify;
   options.seed = cli.seed;
   options.partition = cli.devices.partition;
+  options.device_mhz = cli.devices.device_mhz;
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
   TINYFIT_ASSIGN_OR_RETURN(const driver::DeviceCompileReport report, driver::compile_on_devices(graph, options));
   if (cli.json) {
@@ -252,9 +256,15 @@ CommandAction setup_compile_command(CLI::App& app) {
   app.add_option("--link-bytes-per-second", cli->devices.link_bytes_per_second,
                  "link rate between devices, for the transfer time (e.g. 125000 for UART at 1 Mbit/s)")
       ->needs(devices);
+  app.add_option("--device-mhz", cli->devices.device_mhz,
+                 "devices' clock for the predicted latency (cortex-m4 instructions, one per cycle)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->needs(devices);
   app.add_option("--partition", cli->devices.partition,
                  "devices: k1k2 (MemoriaNova's rule), min-memory (every operator split by its smallest "
-                 "part) or search (latency search, not built yet)")
+                 "part) or search (the predicted latency's minimum under the devices' limits; needs "
+                 "--link-bytes-per-second)")
       ->check(CLI::IsMember({"k1k2", "min-memory", "search"}))
       ->capture_default_str()
       ->needs(devices);

@@ -46,6 +46,20 @@ std::map<devices::ExchangeKind, int64_t> bytes_by_kind(const devices::DevicePlan
   return bytes;
 }
 
+std::string format_seconds(double seconds) {
+  std::ostringstream text;
+  text.precision(4);
+  text << seconds * 1e3 << " ms";
+  return text.str();
+}
+
+std::string format_percent(double fraction) {
+  std::ostringstream text;
+  text.precision(3);
+  text << fraction * 100 << "%";
+  return text.str();
+}
+
 std::string stage_name(const ir::Graph& graph, const devices::Stage& stage) {
   return stage.node < 0 ? std::string("(gather outputs)") : graph.nodes[static_cast<size_t>(stage.node)].name;
 }
@@ -71,7 +85,9 @@ Result<devices::DeviceLimits> parse_device_limits(const DeviceCliOptions& option
 void print_devices_text(std::ostream& out, const ir::Graph& graph, const driver::DeviceCompileReport& r) {
   out << "model: " << escape_for_display(r.model) << "\n"
       << "devices: " << r.plan.count_devices() << " (partition: " << r.partition
-      << (r.partition == "k1k2" ? ", MemoriaNova eqs. 4-5 per convolution" : ", every split operator by its smallest part")
+      << (r.partition == "k1k2"         ? ", MemoriaNova eqs. 4-5 per convolution"
+          : r.partition == "min-memory" ? ", every split operator by its smallest part"
+                                        : ", the fastest predicted plan within the limits")
       << "; order: the model's)\n"
       << "one device, ordinary execution: peak " << format_thousands(r.single_device_peak_bytes) << " bytes\n";
   using Align = TextTable::Align;
@@ -111,6 +127,30 @@ void print_devices_text(std::ostream& out, const ir::Graph& graph, const driver:
     out << "link time: " << link_seconds(r) << " s at " << format_thousands(r.options_limits.link_bytes_per_second)
         << " bytes/s (transfers one after another)\n";
   }
+  if (r.latency) {
+    out << "predicted latency: " << format_seconds(r.latency->seconds) << " (compute " << format_seconds(r.latency->compute_seconds)
+        << ": the slowest device per stage, " << r.target << " instructions at " << r.device_mhz << " MHz; link "
+        << format_seconds(r.latency->link_seconds) << ")";
+    if (r.one_device_seconds) {
+      out << "; one device: " << format_seconds(*r.one_device_seconds) << ", "
+          << format_percent(1.0 - r.latency->seconds / *r.one_device_seconds) << " lower";
+    }
+    out << "\n  instructions per device:";
+    for (double instructions : r.latency->device_instructions) out << " " << format_thousands(static_cast<int64_t>(instructions));
+    out << "\n";
+  } else {
+    out << "predicted latency: none (" << r.latency_error << ")\n";
+  }
+  if (!r.search_candidates.empty()) {
+    out << "search compared:";
+    for (size_t i = 0; i < r.search_candidates.size(); ++i) {
+      const devices::SearchCandidate& c = r.search_candidates[i];
+      out << (i ? "; " : " ") << c.name << " " << format_seconds(c.seconds)
+          << (c.fits() ? " fits" : " exceeds by " + format_thousands(c.excess_bytes))
+          << (static_cast<int>(i) == r.search_chosen ? " (chosen)" : "");
+    }
+    out << "\n";
+  }
   out << "fits: " << (r.fits() ? "yes" : "no") << "\n"
       << "verified: " << (r.verification.verified ? "yes" : "no") << " (" << r.verification.note << ")\n";
 }
@@ -129,6 +169,32 @@ nlohmann::json make_devices_json(const ir::Graph& graph, const driver::DeviceCom
   if (r.options_limits.link_bytes_per_second > 0) j["link_seconds"] = link_seconds(r);
   j["fits"] = r.fits();
   j["verified"] = r.verification.verified;
+  if (r.latency) {
+    nlohmann::json latency;
+    latency["target"] = r.target;
+    latency["device_mhz"] = r.device_mhz;
+    latency["seconds"] = r.latency->seconds;
+    latency["compute_seconds"] = r.latency->compute_seconds;
+    latency["link_seconds"] = r.latency->link_seconds;
+    latency["device_instructions"] = r.latency->device_instructions;
+    if (r.one_device_seconds) latency["one_device_seconds"] = *r.one_device_seconds;
+    j["latency"] = latency;
+  } else {
+    j["latency"] = nullptr;
+    j["latency_error"] = r.latency_error;
+  }
+  if (!r.search_candidates.empty()) {
+    nlohmann::json candidates = nlohmann::json::array();
+    for (size_t i = 0; i < r.search_candidates.size(); ++i) {
+      const devices::SearchCandidate& c = r.search_candidates[i];
+      candidates.push_back({{"name", c.name},
+                            {"seconds", c.seconds},
+                            {"excess_bytes", c.excess_bytes},
+                            {"fits", c.fits()},
+                            {"chosen", static_cast<int>(i) == r.search_chosen}});
+    }
+    j["search_candidates"] = candidates;
+  }
   nlohmann::json list = nlohmann::json::array();
   for (int d = 0; d < r.plan.count_devices(); ++d) {
     const auto& device = r.plan.devices[static_cast<size_t>(d)];

@@ -20,7 +20,8 @@ struct DeviceCliOptions {
   std::string sram_list;                // --device-sram 128KiB[,...]: one size, or one per device
   std::string flash_list;               // --device-flash 1MiB[,...]: same; empty: not limited
   int64_t link_bytes_per_second = 0;    // --link-bytes-per-second; 0: not given
-  std::string partition = "k1k2";       // --partition k1k2 | min-memory | search (search: not built yet)
+  std::string partition = "k1k2";       // --partition k1k2 | min-memory | search
+  double device_mhz = 100;              // --device-mhz: instructions per second / 1e6 (latency)
 };
 
 // Limits for options.devices devices; a bad list is exit 2 naming the flag.
