@@ -353,8 +353,8 @@ TEST(LatencySearch, DpIsOptimalOnChainsAgainstExhaustiveSearch) {
 
 // Random chains (with residual Adds) on random heterogeneous devices and link
 // rates: the search's plan is verified bit-exact; when some compared plan
-// fits, the chosen one fits every device, and its latency is at most k1/k2's
-// and min-memory's whenever those fit.
+// fits, the chosen one fits every device, and its latency is at most k1/k2's,
+// min-memory's and one device's whenever those fit.
 TEST(LatencySearch, PlansAreVerifiedWithinLimitsAndNoSlowerThanTheBaselines) {
   kernel_oracle::Random r(4141);
   int fitting = 0, beat_k1k2 = 0;
@@ -391,8 +391,11 @@ TEST(LatencySearch, PlansAreVerifiedWithinLimitsAndNoSlowerThanTheBaselines) {
       }
     }
     // The baselines, built and predicted here (not taken from the search's list).
+    std::vector<OperatorChoice> alone;
+    for (ir::NodeId id : order) alone.push_back({id, Split::kWhole, {0}});
     for (const auto& [name, choices] : {std::pair{std::string("k1k2"), choose_by_k1k2(c.graph, order, limits)},
-                                        std::pair{std::string("min-memory"), choose_min_memory(c.graph, order, limits)}}) {
+                                        std::pair{std::string("min-memory"), choose_min_memory(c.graph, order, limits)},
+                                        std::pair{std::string("one device"), alone}}) {
       DevicePlan baseline;
       const double base = predict_choices(c.graph, choices, limits, model, predictor, &baseline);
       if (count_excess_bytes(baseline, limits) > 0) continue;

@@ -383,9 +383,22 @@ Result<SearchResult> search_partition(const ir::Graph& graph, const std::vector<
     built.push_back(std::move(candidate));
     if (fits) break;  // a tighter budget only admits fewer choices
   }
-  for (const char* name : {"k1k2", "min-memory"}) {
-    std::vector<OperatorChoice> choices = std::string(name) == "k1k2" ? choose_by_k1k2(graph, order, limits)
-                                                                      : choose_min_memory(graph, order, limits);
+  // Every operator whole on one device: device 0 (where the graph inputs and
+  // outputs live: no link) and the device with the most SRAM. The DP's space
+  // holds them, but on graphs with branches the DP is a heuristic and can
+  // miss them.
+  std::vector<std::pair<std::string, std::vector<OperatorChoice>>> baselines = {
+      {"k1k2", choose_by_k1k2(graph, order, limits)}, {"min-memory", choose_min_memory(graph, order, limits)}};
+  const DeviceId largest = static_cast<DeviceId>(
+      std::max_element(limits.sram_bytes.begin(), limits.sram_bytes.end()) - limits.sram_bytes.begin());
+  std::vector<DeviceId> homes = {0};
+  if (largest != 0) homes.push_back(largest);
+  for (DeviceId d : homes) {
+    std::vector<OperatorChoice> alone;
+    for (ir::NodeId id : order) alone.push_back({id, Split::kWhole, {d}});
+    baselines.push_back({"one device (" + std::to_string(d) + ")", std::move(alone)});
+  }
+  for (auto& [name, choices] : baselines) {
     Result<BuiltCandidate> candidate = evaluate(graph, name, std::move(choices), limits, model, predictor);
     if (candidate) built.push_back(std::move(*candidate));  // a baseline the model cannot predict is left out
   }

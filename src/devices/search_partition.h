@@ -28,10 +28,13 @@
 // and 1/8 (a tighter local budget forces smaller parts) until its plan
 // fits, builds and places each plan and checks it against the limits (a
 // tighter budget admits fewer choices, so the first plan that fits is the
-// DP's fastest that fits), adds k1/k2's and min-memory's
-// plans, and keeps the fastest that fits; when none fits, the one whose
-// largest excess over a device's limit is smallest (the faster among equals). Its latency is thus never
-// above k1/k2's or min-memory's when those fit.
+// DP's fastest that fits), adds k1/k2's and min-memory's plans and the
+// one-device plans (every operator whole on device 0, and on the device with
+// the most SRAM),
+// and keeps the fastest that fits; when none fits, the one whose largest
+// excess over a device's limit is smallest (the faster among equals). Its
+// latency is thus never above k1/k2's, min-memory's or one device's when
+// those fit.
 #pragma once
 
 #include <string>
@@ -65,7 +68,7 @@ Result<DpResult> search_latency_dp(const ir::Graph& graph, const std::vector<ir:
                                    double budget_fraction);
 
 struct SearchCandidate {
-  std::string name;          // "dp at 1/2 of SRAM", "k1k2", "min-memory"
+  std::string name;          // "dp at 1/2 of SRAM", "k1k2", "min-memory", "one device (0)"
   double seconds = 0;        // predict_plan_latency of its built plan
   int64_t excess_bytes = 0;  // the largest amount by which a device's arena or flash exceeds its limit (0: fits)
   bool fits() const { return excess_bytes == 0; }
