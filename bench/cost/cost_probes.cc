@@ -264,6 +264,71 @@ OracleCase make_inverted_residual(Random& r, DType dtype, bool sized) {
   return c;
 }
 
+// An inverted bottleneck as the fused segment kernel computes it, at the
+// shapes of MCUNet's and MobileNetV2's blocks: depthwise 3x3, 5x5 or 7x7
+// ("same"), stride 1 or 2, expansion 3-6, channels on and off the blocks of
+// four, a residual on half the stride-1 blocks. Measured only as one fused
+// overlapping call (its per-stage features, cost/call_features.h).
+OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t rows = r.uniform_int(4, 24), cols = r.chance(0.7) ? rows : r.uniform_int(4, 24);
+  const int64_t channels = r.pick(std::vector<int64_t>{8, 12, 16, 24, 40, 48});
+  const int64_t expanded = channels * r.pick(std::vector<int64_t>{3, 4, 5, 6});
+  const int64_t kernel = r.pick(std::vector<int64_t>{3, 5, 7});
+  const int64_t stride = r.pick(std::vector<int64_t>{1, 1, 2});
+  const int64_t pad = (kernel - 1) / 2;
+  const SizedWindow window{rows, cols, kernel, kernel, stride, pad, pad, kernel - 1 - pad, kernel - 1 - pad};
+  const int64_t out_rows = window.out_rows(), out_cols = window.out_cols();
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, cols, channels});
+  // Each stage's output scale from its input's and weights' as a quantizer
+  // leaves them (add_conv_node), so the __dsp arithmetic serves every stage.
+  auto stage = [&](const std::string& name, OpType op, ir::TensorId in, const ir::Shape& w_shape, int64_t out,
+                   const ir::Shape& y_shape, int64_t taps, ir::OpAttrs attrs, bool relu6, bool output) {
+    const float x_scale = c.graph.tensor(in).quant->scale[0];
+    const float w_scale = r.log_uniform(0.002, 0.02);
+    // Per-channel positive int8 scales (a trained model's; random_weight_quant
+    // also draws the zero and negative scales the __dsp kernels leave to the
+    // portable ones), one uint8 zero point.
+    ir::QuantParams wq;
+    wq.axis = op == OpType::kDepthwiseConv2D ? 3 : 0;
+    if (dtype == DType::kU8) {
+      wq.scale = {w_scale};
+      wq.zero_point = {static_cast<int32_t>(r.uniform_int(100, 155))};
+    } else {
+      for (int64_t k = 0; k < out; ++k) wq.scale.push_back(w_scale * static_cast<float>(r.uniform(0.5, 2)));
+      wq.zero_point.assign(static_cast<size_t>(out), 0);
+    }
+    const ir::TensorId w =
+        kernel_oracle::add_constant(c, name + "_w", kernel_oracle::random_tensor(r, dtype, w_shape), wq);
+    const ir::TensorId b =
+        kernel_oracle::add_constant(c, name + "_b", kernel_oracle::random_tensor(r, DType::kI32, {out}, -3000, 3000));
+    const auto q = kernel_oracle::quant_of(dtype, kernel_oracle::conv_output_scale(r, x_scale, w_scale, taps),
+                                           dtype == DType::kI8 ? -128 : 0);
+    const ir::TensorId y = output ? kernel_oracle::add_output(c, name, dtype, y_shape, q)
+                                  : kernel_oracle::add_tensor(c, name, dtype, y_shape, q);
+    kernel_oracle::set_node(c, op, {in, w, b}, {y}, std::move(attrs),
+                            relu6 ? ir::FusedActivation{0.0f, 6.0f} : ir::FusedActivation{});
+    return y;
+  };
+  const bool residual = stride == 1 && r.chance(0.5);
+  const ir::Shape y_shape{1, out_rows, out_cols, channels};
+  const ir::TensorId e = stage("e", OpType::kConv2D, x, {expanded, 1, 1, channels}, expanded,
+                               {1, rows, cols, expanded}, channels, ir::ConvAttrs{}, true, false);
+  const ir::TensorId d = stage("d", OpType::kDepthwiseConv2D, e, {1, kernel, kernel, expanded}, expanded,
+                               {1, out_rows, out_cols, expanded}, kernel * kernel, conv_attrs(window), true, false);
+  const ir::TensorId p = stage(residual ? "p" : "y", OpType::kConv2D, d, {channels, 1, 1, expanded}, channels, y_shape,
+                               expanded, ir::ConvAttrs{}, false, !residual);
+  if (residual) {
+    const float sum_scale = c.graph.tensor(x).quant->scale[0] + c.graph.tensor(p).quant->scale[0];
+    const ir::TensorId y = kernel_oracle::add_output(
+        c, "y", dtype, y_shape,
+        kernel_oracle::quant_of(dtype, sum_scale, static_cast<int32_t>(r.uniform_int(-20, 20)) +
+                                                       (dtype == DType::kI8 ? 0 : 128)));
+    kernel_oracle::set_node(c, OpType::kAdd, {x, p}, {y});
+  }
+  return c;
+}
+
 // A pointwise expansion into a classifier ([1,1,1,C] -> 1x1 conv to E -> FC):
 // partial execution runs the classifier by input-channel accumulation.
 OracleCase make_expanded_classifier(Random& r, DType dtype) {
@@ -416,6 +481,10 @@ std::vector<Maker> list_makers() {
     // are fitted where real networks run them, not only on tiny maps.
     makers.push_back({"sized_inverted_residual" + s, "chain" + s,
                       [t](Random& r) { return make_inverted_residual(r, t, true); }, 3, false});
+    if (t != DType::kF32) {
+      makers.push_back({"fused_inverted_residual" + s, "fused" + s,
+                        [t](Random& r) { return make_fused_inverted_residual(r, t); }, 5, false});
+    }
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
@@ -480,10 +549,15 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
   for (const Maker& maker : list_makers()) {
     const bool chain = maker.group.starts_with("chain");
     const bool row_chain = maker.group.starts_with("row_chain");
+    const bool fused = maker.group.starts_with("fused");
     for (int i = first_seed * maker.count; i < (first_seed + seeds) * maker.count; ++i) {
       Random r(0x5eed0000u + static_cast<uint64_t>(i) * 7919u + std::hash<std::string>{}(maker.name) % 1000003u);
       OracleCase c = maker.make(r);
       const std::string name = maker.name + "/" + std::to_string(i);
+      if (fused) {
+        add(name + "_fused_overlap", maker.group, c.graph, make_overlap_plan(c.graph, r));
+        continue;
+      }
       if (row_chain) {
         add_with_workspaces(name, maker.group, c.graph, make_row_loop_plan(c.graph, r));
         continue;

@@ -81,6 +81,15 @@ std::string_view feature_name(Feature feature) {
     case Feature::kPairs: return "pairs";
     case Feature::kPairSteps: return "pair_steps";
     case Feature::kPairTail: return "pair_tail";
+    case Feature::kMidPixels: return "mid_pixels";
+    case Feature::kExpandWork: return "expand_work";
+    case Feature::kExpandElements: return "expand_elements";
+    case Feature::kDepthwiseWork: return "depthwise_work";
+    case Feature::kDepthwiseTaps: return "depthwise_taps";
+    case Feature::kDepthwiseElements: return "depthwise_elements";
+    case Feature::kProjectWork: return "project_work";
+    case Feature::kProjectElements: return "project_elements";
+    case Feature::kResidualElements: return "residual_elements";
   }
   return "?";
 }
@@ -163,6 +172,39 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kPairSteps) = pairs * whole_steps;
   at(f, Feature::kPairTail) = pairs * (work_per_element - whole_steps * kGemmTaps);
   return f;
+}
+
+FeatureVector compute_fused_call_features(const ir::Graph& graph, const std::vector<const ir::Node*>& nodes) {
+  FeatureVector sum{};
+  bool after_depthwise = false;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& node = *nodes[i];
+    CallGeometry geometry;
+    geometry.graph = &graph;
+    geometry.node = &node;
+    for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
+    geometry.read_elements = graph.input_tensor(node, 0).num_elements();
+    const FeatureVector f = compute_call_features(geometry);
+    for (size_t j = 0; j < sum.size(); ++j) sum[j] += f[j];
+    // The stages by operator: the first node expands, the depthwise follows,
+    // the convolution after it projects, an Add is the residual.
+    if (node.op == ir::OpType::kDepthwiseConv2D) {
+      at(sum, Feature::kDepthwiseWork) += at(f, Feature::kInboundWork);
+      at(sum, Feature::kDepthwiseTaps) += at(f, Feature::kTaps);
+      at(sum, Feature::kDepthwiseElements) += at(f, Feature::kElements);
+      after_depthwise = true;
+    } else if (node.op == ir::OpType::kAdd) {
+      at(sum, Feature::kResidualElements) += at(f, Feature::kElements);
+    } else if (after_depthwise) {
+      at(sum, Feature::kProjectWork) += at(f, Feature::kInboundWork);
+      at(sum, Feature::kProjectElements) += at(f, Feature::kElements);
+    } else {
+      at(sum, Feature::kMidPixels) += at(f, Feature::kPixels);
+      at(sum, Feature::kExpandWork) += at(f, Feature::kInboundWork);
+      at(sum, Feature::kExpandElements) += at(f, Feature::kElements);
+    }
+  }
+  return sum;
 }
 
 }  // namespace tinyfit::cost

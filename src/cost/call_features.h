@@ -58,8 +58,21 @@ enum class Feature : int {
   kPairs,           // pixels x ceil(C / 2): a dot-product kernel's pairs of output channels
   kPairSteps,       // kPairs x floor(work per element / 4): its steps of four inputs
   kPairTail,        // kPairs x (work per element mod 4): its inputs left over, one at a time
+  // The stages of a fused inverted bottleneck call (compute_fused_call_features;
+  // 0 for every other call): its stages' multiply-accumulates cost differently
+  // (with 16-bit SIMD a depthwise MAC about 4x a pointwise one), so each stage
+  // has its own counts.
+  kMidPixels,          // expanded pixels computed (each once, into the ring)
+  kExpandWork,         // the expand's in-bounds MACs
+  kExpandElements,     // expanded elements (requantised and stored into the ring)
+  kDepthwiseWork,      // the depthwise's in-bounds MACs
+  kDepthwiseTaps,      // sum over output pixels of the depthwise window's in-bounds taps
+  kDepthwiseElements,  // depthwise elements (one workspace pixel per output pixel)
+  kProjectWork,        // the projection's MACs
+  kProjectElements,    // projected elements (the call's output)
+  kResidualElements,   // elements of the residual add (0 without one)
 };
-inline constexpr int kFeatureCount = 25;
+inline constexpr int kFeatureCount = 34;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 
@@ -87,5 +100,13 @@ struct CallGeometry {
 // Requires: graph and node (when set) valid; `written` of the node output's
 // rank when the node has windows.
 FeatureVector compute_call_features(const CallGeometry& call);
+
+// A fused call (plan::KernelCall::fused: the segment kernel of an inverted
+// bottleneck, expand -> depthwise -> project [-> residual Add]) does each of
+// its nodes' work whole (declared overlaps are never inside a loop): the sum
+// of its nodes' features as whole calls (what the portable kernel's row was
+// fitted on), plus the per-stage counts kMidPixels .. kResidualElements.
+// Requires: `nodes` the call's node then its fused nodes, each of `graph`.
+FeatureVector compute_fused_call_features(const ir::Graph& graph, const std::vector<const ir::Node*>& nodes);
 
 }  // namespace tinyfit::cost

@@ -56,6 +56,10 @@ TEST(ComputeCallFeatures, AWholeConvolutionCountsInBoundsTapsAndWork) {
   EXPECT_EQ(at(f, Feature::kTailWork), 600);
   EXPECT_EQ(at(f, Feature::kWideBlocks), 16);          // one block of sixteen per pixel
   EXPECT_EQ(at(f, Feature::kRescaledElements), 0);     // float: no quantization
+  // Not a fused call: none of the fused stages' counts.
+  for (int i = static_cast<int>(Feature::kMidPixels); i < kFeatureCount; ++i) {
+    EXPECT_EQ(f[static_cast<size_t>(i)], 0) << feature_name(static_cast<Feature>(i));
+  }
 }
 
 TEST(ComputeCallFeatures, ARowChunkCountsItsOwnRowsTaps) {

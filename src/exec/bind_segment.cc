@@ -7,9 +7,10 @@
 // Quantized calls run the __dsp fast path (16-bit SIMD, the same access
 // order, so the same distance) where it serves the node: int8 weights
 // symmetric and requantisation within tinyfit/requantize.h's range
-// (exec/conv_primitive.h's conditions for the __dsp kernels). The fused
-// inverted bottleneck runs portable (its __dsp path waits for a cost-table
-// row that predicts it: docs/overlap.md).
+// (exec/conv_primitive.h's conditions for the __dsp kernels); a fused call
+// runs it when it serves all three stages (one kernel, one cost-table row:
+// a mix of fast and portable stages would cost what neither row predicts),
+// the portable fused kernel otherwise.
 // The constants are the direct kernels' (bind_conv_params.h, TFLite's ADD
 // parameters for the residual), so the results are bit for bit theirs.
 #include <array>
@@ -47,6 +48,7 @@ struct SegmentKernels {
 // The __dsp fast paths of one dtype token (qs8, qu8).
 struct SegmentDspKernels {
   SegmentFunction conv2d, fully_connected, dwconv2d;
+  FusedFunction inverted_bottleneck;
 };
 
 const SegmentKernels& segment_kernels_of(const std::string& dtype) {
@@ -61,9 +63,9 @@ const SegmentKernels& segment_kernels_of(const std::string& dtype) {
 
 const SegmentDspKernels& segment_dsp_kernels_of(const std::string& dtype) {
   static const SegmentDspKernels kQs8{tf_qs8_conv2d_segment__dsp, tf_qs8_fully_connected_segment__dsp,
-                                      tf_qs8_dwconv2d_segment__dsp};
+                                      tf_qs8_dwconv2d_segment__dsp, tf_qs8_inverted_bottleneck_segment__dsp};
   static const SegmentDspKernels kQu8{tf_qu8_conv2d_segment__dsp, tf_qu8_fully_connected_segment__dsp,
-                                      tf_qu8_dwconv2d_segment__dsp};
+                                      tf_qu8_dwconv2d_segment__dsp, tf_qu8_inverted_bottleneck_segment__dsp};
   return dtype == "qs8" ? kQs8 : kQu8;
 }
 
@@ -214,8 +216,18 @@ Result<std::unique_ptr<PreparedKernel>> prepare_inverted_bottleneck_kernel(const
     return fail_no_kernel(context, "a fused inverted bottleneck with " + std::to_string(workspace_bytes) +
                                        " bytes of workspace (it needs " + std::to_string(needed_bytes) + ")");
   }
-  kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment";
-  kernel->function = segment_kernels_of(dtype).inverted_bottleneck;
+  // The __dsp kernel when its arithmetic serves every stage, with their
+  // __dsp constants.
+  if (dsp_serves(*kernel->expand) && dsp_serves(*kernel->depthwise) && dsp_serves(*kernel->project)) {
+    kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false);  // IR layout, requant records
+    kernel->depthwise->pack_for(ConvPrimitive::kDepthwiseDsp, false);
+    kernel->project->pack_for(ConvPrimitive::kPointwiseDsp, false);
+    kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment__dsp";
+    kernel->function = segment_dsp_kernels_of(dtype).inverted_bottleneck;
+  } else {
+    kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment";
+    kernel->function = segment_kernels_of(dtype).inverted_bottleneck;
+  }
   kernel->params.expand = &kernel->expand->params();
   kernel->params.depthwise = &kernel->depthwise->params();
   kernel->params.project = &kernel->project->params();

@@ -223,6 +223,20 @@ TEST(BindSegment, QuantizedCallsRunTheDspFastPathsAndAsymmetricInt8WeightsThePor
     EXPECT_EQ(name_kernel(conv), expected);
     expect_reference_at_the_limit(conv, expected);
   }
+  // The fused kernel runs the __dsp path when it serves all three stages,
+  // the portable kernel when any stage needs it (stages: expand 0, depthwise
+  // 1, project 2).
+  const std::vector<std::vector<size_t>> portable_stages = {{}, {0}, {1}, {2}, {0, 2}, {0, 1, 2}};
+  for (const std::vector<size_t>& portable : portable_stages) {
+    Net fused = make_net(ir::DType::kI8, {1, 6, 5, 8});
+    fused.set_output(
+        conv_test::add_inverted_bottleneck(fused, "block", fused.graph.inputs[0], {17, 8, 1, 1, 3, 1, true, true}));
+    make_weights_asymmetric(fused, portable);
+    const std::string expected =
+        std::string("tf_qs8_inverted_bottleneck_segment") + (portable.empty() ? "__dsp" : "");
+    EXPECT_EQ(name_kernel(fused), expected) << portable.size() << " portable stages";
+    expect_reference_at_the_limit(fused, expected + " with " + std::to_string(portable.size()) + " portable stages");
+  }
 }
 
 TEST(BindSegment, ResidualBottleneckRunsInPlace) {
@@ -329,7 +343,7 @@ TEST(BindSegment, EmitsTheCallItRuns) {
   testing::RecordingEmitter emitter;
   ASSERT_TRUE((*kernel)->emit(emitter));
   ASSERT_EQ(emitter.calls.size(), 1u);
-  EXPECT_EQ(emitter.calls[0].function, "tf_qs8_inverted_bottleneck_segment");
+  EXPECT_EQ(emitter.calls[0].function, "tf_qs8_inverted_bottleneck_segment__dsp");
   EXPECT_EQ(emitter.calls[0].arguments.back(), "1");  // descending
   const auto& fields = emitter.fields_of(emitter.calls[0].arguments[2]);
   ASSERT_EQ(fields.size(), 7u);

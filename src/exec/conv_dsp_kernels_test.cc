@@ -30,6 +30,7 @@
 #include "plan/plan_walk.h"
 #include "plan/verify_plan.h"
 #include "support/conv_test_nets.h"
+#include "support/inverted_bottleneck_nets.h"
 #include "support/overlap_plans.h"
 
 namespace tinyfit::exec {
@@ -41,7 +42,8 @@ using conv_test::PlanBuilder;
 using plan::BufferRole;
 using plan::CallMode;
 
-// kOverlapAscending / kOverlapDescending: one call over the whole graph, its output at the
+// kOverlapAscending / kOverlapDescending: one call over the whole graph (a
+// fused inverted bottleneck when it has several nodes), its output at the
 // offset the compiler derives from the segment kernels' access order.
 enum class Mode { kWhole, kChannelChunks, kRows, kAccumulate, kInPlace, kOverlapAscending, kOverlapDescending };
 
@@ -302,7 +304,9 @@ std::vector<Case> make_fully_connected_cases(ir::DType dtype) {
 // The segment kernels' fast paths (tinyfit/segment.h), each in both
 // traversals at the distance the compiler derives: channels around the
 // blocks of four and the pairs, windows at the borders, padding, stride,
-// dilation (taps one at a time), batch rows, flattened features.
+// dilation (taps one at a time), batch rows, flattened features, and the
+// fused inverted bottleneck with and without its residual, a stem expand,
+// mid channels past a group of four.
 std::vector<Case> make_segment_cases(ir::DType dtype) {
   std::vector<Case> cases;
   auto add_both = [&](const std::string& name, const std::string& kernel, const Net& net) {
@@ -363,6 +367,32 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
   flat.out_channels = 6;
   add_both(describe(dtype, "FullyConnected flattened", {1, 3, 2, 5}, 6), "fully_connected_segment__dsp",
            make_net(dtype, {1, 3, 2, 5}, flat, true));
+  struct Block {
+    const char* name;
+    ir::Shape input;
+    conv_test::BottleneckConfig config;
+  };
+  const Block blocks[] = {
+      {"residual", {1, 6, 5, 8}, {17, 8, 1, 1, 3, 1, true, true}},
+      {"residual add(project, x)", {1, 4, 4, 4}, {24, 4, 1, 1, 3, 1, true, false}},
+      {"stride 2", {1, 7, 6, 4}, {12, 6, 1, 1, 3, 2, false, true}},
+      {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+      {"7x7", {1, 5, 6, 5}, {9, 5, 1, 1, 7, 1, true, true}},
+      {"1x1 image", {1, 1, 1, 4}, {8, 4, 1, 1, 3, 1, true, true}},
+      {"batch 2", {2, 3, 4, 4}, {6, 4, 1, 1, 3, 1, true, true}},
+      // Whole windows (3x3 unrolled, 5x5 in order) over groups of four, the
+      // residual word by word and a short last block of the residual.
+      {"3x3 whole windows", {1, 6, 6, 16}, {48, 16, 1, 1, 3, 1, true, true}},
+      {"5x5 whole windows", {1, 7, 7, 8}, {16, 8, 1, 1, 5, 1, true, true}},
+      {"residual short block", {1, 5, 5, 6}, {12, 6, 1, 1, 3, 1, true, false}},
+  };
+  for (const Block& block : blocks) {
+    Net net;
+    net.dtype = dtype;
+    net.set_output(conv_test::add_inverted_bottleneck(net, "block", net.add_input(block.input), block.config));
+    add_both(describe(dtype, std::string("inverted bottleneck ") + block.name, block.input, block.config.out_channels),
+             "inverted_bottleneck_segment__dsp", net);
+  }
   return cases;
 }
 

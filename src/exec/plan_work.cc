@@ -94,23 +94,12 @@ double find_work_share(const ir::Graph& graph, const plan::KernelCall& call, con
   return 1.0;
 }
 
-// A fused call (plan::KernelCall::fused: a segment kernel computing a chain)
-// does each of its nodes' work whole (declared overlaps are never inside a
-// loop), so its features are the sum of its nodes' as whole calls.
+// A fused call (plan::KernelCall::fused: a segment kernel computing a chain):
+// cost::compute_fused_call_features.
 cost::FeatureVector compute_fused_features(const ir::Graph& graph, const plan::KernelCall& call) {
-  std::vector<ir::NodeId> nodes = {call.node};
-  nodes.insert(nodes.end(), call.fused.begin(), call.fused.end());
-  cost::FeatureVector sum{};
-  for (const ir::NodeId id : nodes) {
-    cost::CallGeometry geometry;
-    geometry.graph = &graph;
-    geometry.node = &graph.nodes.at(static_cast<size_t>(id));
-    for (const int64_t extent : graph.output_tensor(*geometry.node, 0).shape) geometry.written.push_back({0, extent});
-    geometry.read_elements = graph.input_tensor(*geometry.node, 0).num_elements();
-    const cost::FeatureVector features = cost::compute_call_features(geometry);
-    for (size_t f = 0; f < sum.size(); ++f) sum[f] += features[f];
-  }
-  return sum;
+  std::vector<const ir::Node*> nodes = {&graph.nodes.at(static_cast<size_t>(call.node))};
+  for (const ir::NodeId id : call.fused) nodes.push_back(&graph.nodes.at(static_cast<size_t>(id)));
+  return cost::compute_fused_call_features(graph, nodes);
 }
 
 // `input(i)` / `output(i)`: the call's i-th view as this instance sees it.

@@ -75,13 +75,44 @@ TEST(CountPlanWork, AFusedCallDoesTheWorkOfEachOfItsNodesWhole) {
   const Result<cost::PlanWork> work = count_plan_work(net.graph, *plan);
   ASSERT_TRUE(work) << work.error().format();
   ASSERT_EQ(work->kernels.size(), 1u);
-  const cost::FeatureVector& f = work->kernels.at("tf_qs8_inverted_bottleneck_segment");
+  const cost::FeatureVector& f = work->kernels.at("tf_qs8_inverted_bottleneck_segment__dsp");
   EXPECT_EQ(cost::at(f, cost::Feature::kCalls), 3);  // one per node
   // 7x6x12 expanded + 4x3x12 depthwise (SAME, stride 2) + 4x3x6 projected elements.
   EXPECT_EQ(cost::at(f, cost::Feature::kElements), 504 + 144 + 72);
   // Every MAC is in bounds or on padding, once: the nodes' MACs in all.
   EXPECT_DOUBLE_EQ(cost::at(f, cost::Feature::kInboundWork) + cost::at(f, cost::Feature::kPaddedWork),
                    static_cast<double>(ir::count_graph_macs(net.graph)));
+  // Each stage's counts apart (their MACs cost differently with SIMD).
+  EXPECT_EQ(cost::at(f, cost::Feature::kMidPixels), 7 * 6);
+  EXPECT_EQ(cost::at(f, cost::Feature::kExpandWork), 7 * 6 * 12 * 4);
+  EXPECT_EQ(cost::at(f, cost::Feature::kExpandElements), 504);
+  // Depthwise SAME 3x3 stride 2 over 7x6 (pads: rows 1/1, cols 0/1): the 4
+  // output rows see 2,3,3,2 window rows, the 3 cols 3,3,2: 10 x 8 in-bounds
+  // taps, 12 channels each.
+  EXPECT_EQ(cost::at(f, cost::Feature::kDepthwiseTaps), 10 * 8);
+  EXPECT_EQ(cost::at(f, cost::Feature::kDepthwiseWork), 10 * 8 * 12);
+  EXPECT_EQ(cost::at(f, cost::Feature::kDepthwiseElements), 144);
+  EXPECT_EQ(cost::at(f, cost::Feature::kProjectWork), 72 * 12);
+  EXPECT_EQ(cost::at(f, cost::Feature::kProjectElements), 72);
+  EXPECT_EQ(cost::at(f, cost::Feature::kResidualElements), 0);
+}
+
+TEST(CountPlanWork, AFusedResidualBlockCountsItsAdd) {
+  conv_test::Net net;
+  net.dtype = ir::DType::kI8;
+  net.add_input({1, 5, 5, 8});
+  net.set_output(conv_test::add_inverted_bottleneck(net, "block", net.graph.inputs[0], {24, 8, 1, 1, 3, 1, true, true}));
+  const Result<plan::Plan> plan = plan::testing::make_one_call_overlap_plan(net.graph, plan::Traversal::kAscending);
+  ASSERT_TRUE(plan) << plan.error().format();
+  const Result<cost::PlanWork> work = count_plan_work(net.graph, *plan);
+  ASSERT_TRUE(work) << work.error().format();
+  ASSERT_EQ(work->kernels.size(), 1u);
+  const cost::FeatureVector& f = work->kernels.begin()->second;
+  EXPECT_EQ(cost::at(f, cost::Feature::kMidPixels), 25);
+  EXPECT_EQ(cost::at(f, cost::Feature::kDepthwiseTaps), 13 * 13);  // 2+3+3+3+2 per axis
+  EXPECT_EQ(cost::at(f, cost::Feature::kDepthwiseWork), 13 * 13 * 24);
+  EXPECT_EQ(cost::at(f, cost::Feature::kProjectElements), 200);
+  EXPECT_EQ(cost::at(f, cost::Feature::kResidualElements), 200);
 }
 
 }  // namespace

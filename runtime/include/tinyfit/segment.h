@@ -107,6 +107,12 @@ void tf_qs8_dwconv2d_segment__dsp(const tf_view* input, const tf_view* output, c
                                   int32_t descending);
 void tf_qu8_dwconv2d_segment__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                   int32_t descending);
+void tf_qs8_inverted_bottleneck_segment__dsp(const tf_view* input, const tf_view* output,
+                                             const tf_inverted_bottleneck_params* params, uint8_t* workspace,
+                                             int32_t descending);
+void tf_qu8_inverted_bottleneck_segment__dsp(const tf_view* input, const tf_view* output,
+                                             const tf_inverted_bottleneck_params* params, uint8_t* workspace,
+                                             int32_t descending);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
-/* The segment kernels' dot-product step (conv_segment_dsp.h and
- * its callers), over conv_dsp_arithmetic.h (included
+/* The segment kernels' dot-product step (conv_segment_dsp.h,
+ * inverted_bottleneck_segment_dsp.h), over conv_dsp_arithmetic.h (included
  * first): one contiguous int8 / uint8 row against a block of four weight
  * rows, four inputs a step, the inputs left over one by one. */
 #ifndef TINYFIT_KERNEL_TEMPLATES_DOT_DSP_BLOCK_H_

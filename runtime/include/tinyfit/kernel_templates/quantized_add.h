@@ -1,6 +1,8 @@
 /* Template of TFLite's quantized ADD and SUB (int8 and uint8), bit for bit
  * tf_quantized_add_sub (quantized_arithmetic.h). A kernel file defines
- *   TF_KERNEL        the function name (declared in tinyfit/elementwise.h)
+ *   TF_KERNEL        the function name (declared in tinyfit/elementwise.h;
+ *                    without it only the element arithmetic: the fused
+ *                    inverted bottleneck's residual add)
  *   TF_T             int8_t or uint8_t
  *   TF_ADD_UNSIGNED  0 (int8) or 1 (uint8)
  *   TF_ADD_SUBTRACT  0 (Add) or 1 (Sub)
@@ -128,6 +130,7 @@ static inline int32_t add_byte(uint32_t word, int i) {
 #endif
 }
 
+#ifdef TF_KERNEL
 /* n contiguous elements, four per word. The parameters are copied into a
  * local first: the byte stores may alias them, so the compiler would reload
  * them otherwise. (Measured alternatives on a Cortex-M4, linear loop: one
@@ -171,6 +174,8 @@ static void add_run(const add_element* a, const add_element* b, add_element* y, 
     add_run_general(a, b, y, n, f);
   }
 }
+
+#endif /* TF_KERNEL */
 
 /* The fast form of one MBQM whose argument is bounded by max_abs (< 2^30 after
  * the left shift): 0 when the multiplier or shift is outside it. */
@@ -249,6 +254,7 @@ static int add_fast_init(const tf_quantized_add_params* p, add_fast* f) {
   return 1;
 }
 
+#ifdef TF_KERNEL
 /* Element by element, any strides and broadcasting: TFLite's arithmetic as
  * written. */
 static void add_generic(const tf_view* a, const tf_view* b, const tf_view* output,
@@ -333,3 +339,4 @@ void TF_KERNEL(const tf_view* a, const tf_view* b, const tf_view* output, const 
     }
   }
 }
+#endif

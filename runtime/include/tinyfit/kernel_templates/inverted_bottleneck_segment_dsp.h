@@ -1,0 +1,257 @@
+/* The fused inverted bottleneck in segment order (tinyfit/segment.h) with
+ * 16-bit lanes, over conv_dsp_arithmetic.h (included first); the including
+ * file then defines TF_INVERTED_BOTTLENECK_SEGMENT_DSP. Every stage's
+ * constants are the __dsp kernels' (the binding takes this kernel only when
+ * the __dsp arithmetic serves all three: params->requant set, expand and
+ * project weights in the IR layout, the depthwise's as dwconv2d_dsp.h packs
+ * them, int16 lanes with the weight offset added, [ceil(C/4)][KH][KW][4]).
+ * Bit for bit the reference.
+ *
+ * Per output pixel: the expanded pixels it needs last (conv_segment_dsp.h's
+ * pixel into the ring slot); the depthwise over the ring taps, four channels
+ * per pass with SMLAxy as dwconv2d_dsp.h, a whole window with its weights in
+ * order (a 3x3 one unrolled), a border window through its tap indices; the
+ * projection block by block (dot_dsp_block.h, a short last block a pair at a
+ * time), requantised, the residual block loaded and added with the element
+ * arithmetic of the ADD kernels (quantized_add.h's SMMLAR form when the
+ * parameters allow it, TFLite's as written otherwise), then stored.
+ *
+ * Access order: exactly inverted_bottleneck_segment.h's (plan/segment_kernel.h's
+ * kInvertedBottleneck record, which verify_plan replays). Input and output
+ * are touched only by the expand (per mid block, its window loaded, then the
+ * block stored into the ring), the residual loads and the output stores, in
+ * the same order: a block's residual word is loaded before the block is
+ * stored; the depthwise and the projection read the workspace (ring and
+ * depthwise pixel), which no overlap involves. */
+#include "tinyfit/kernel_templates/conv_segment_dsp.h"
+#include "tinyfit/kernel_templates/inverted_bottleneck_segment.h"
+
+#define TF_T dsp_element
+#define TF_ADD_UNSIGNED TF_DSP_UNSIGNED
+#define TF_ADD_SUBTRACT 0
+#include "tinyfit/kernel_templates/quantized_add.h"
+
+/* tf_requantize with SMMLAR's rounding addend (dwconv2d_dsp.h's form). */
+static inline int32_t ib_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
+  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
+         q->right_shift;
+}
+
+/* One tap of four channels (x_tap: the tap's mid pixel at the group's first
+ * channel; w_pair: its two weight words) into a0..a3. */
+#define IB_DSP_TAP(x_tap, w_pair)                                                                          \
+  do {                                                                                                     \
+    const uint32_t xw_ = tf_load_u32(x_tap);                                                               \
+    const uint32_t even_ = dsp_widen_even(xw_, x_offset_lanes), odd_ = dsp_widen_odd(xw_, x_offset_lanes); \
+    const uint32_t w01_ = (w_pair)[0], w23_ = (w_pair)[1];                                                 \
+    a0 = tf_smlabb(even_, w01_, a0);                                                                       \
+    a1 = tf_smlabt(odd_, w01_, a1);                                                                        \
+    a2 = tf_smlatb(even_, w23_, a2);                                                                       \
+    a3 = tf_smlatt(odd_, w23_, a3);                                                                        \
+  } while (0)
+
+#define IB_DSP_STORE4(y, c)                                                                                       \
+  dsp_store4((y) + (c), ib_dsp_requantize(a0, &requant[c]), ib_dsp_requantize(a1, &requant[(c) + 1]),            \
+             ib_dsp_requantize(a2, &requant[(c) + 2]), ib_dsp_requantize(a3, &requant[(c) + 3]), clamp)
+
+/* The depthwise of one output pixel from its in-bounds taps (taps[i] the mid
+ * pixel of window position tap_index[i]) into `y`: groups of four channels,
+ * the channels past the last group one by one (a word load there would read
+ * past the mid pixel). `whole`: every tap of the window is in bounds
+ * (tap_index[i] == i), so the weights are read in order. */
+TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, const int32_t* tap_index, int32_t tap_count,
+                                           int32_t whole, const tf_conv_params* p, const dsp_clamp* clamp,
+                                           dsp_element* y) {
+  const uint32_t* words = (const uint32_t*)p->weights;
+  const int32_t* bias = (const int32_t*)p->bias;
+  const tf_requant_channel* requant = p->requant;
+  const int32_t channels = p->out_channels, simd_end = channels & ~3;
+  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * p->kernel_w * 2;
+  const int32_t x_offset = p->input_offset;
+  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
+  const uint32_t* w_group = words;
+  int32_t c, i;
+  if (whole && tap_count == 9) {
+    const dsp_element *t0 = taps[0], *t1 = taps[1], *t2 = taps[2], *t3 = taps[3], *t4 = taps[4], *t5 = taps[5],
+                      *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
+    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
+      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+      IB_DSP_TAP(t0 + c, w_group);
+      IB_DSP_TAP(t1 + c, w_group + 2);
+      IB_DSP_TAP(t2 + c, w_group + 4);
+      IB_DSP_TAP(t3 + c, w_group + 6);
+      IB_DSP_TAP(t4 + c, w_group + 8);
+      IB_DSP_TAP(t5 + c, w_group + 10);
+      IB_DSP_TAP(t6 + c, w_group + 12);
+      IB_DSP_TAP(t7 + c, w_group + 14);
+      IB_DSP_TAP(t8 + c, w_group + 16);
+      IB_DSP_STORE4(y, c);
+    }
+  } else if (whole) {
+    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
+      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+      const uint32_t* w = w_group;
+      for (i = 0; i < tap_count; ++i, w += 2) IB_DSP_TAP(taps[i] + c, w);
+      IB_DSP_STORE4(y, c);
+    }
+  } else {
+    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
+      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+      for (i = 0; i < tap_count; ++i) IB_DSP_TAP(taps[i] + c, w_group + tap_index[i] * 2);
+      IB_DSP_STORE4(y, c);
+    }
+  }
+  for (c = simd_end; c < channels; ++c) {
+    const uint32_t* group = words + (c >> 2) * group_words;
+    int32_t acc = bias[c];
+    for (i = 0; i < tap_count; ++i) {
+      const uint32_t word = group[tap_index[i] * 2 + ((c & 3) >> 1)];
+      acc += dsp_widen(taps[i][c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? word >> 16 : word & 0xffffu);
+    }
+    y[c] = dsp_clamp_output(ib_dsp_requantize(acc, &requant[c]), clamp);
+  }
+}
+#undef IB_DSP_TAP
+#undef IB_DSP_STORE4
+
+/* The residual add of the call, prepared once: quantized_add.h's fast form
+ * when the parameters allow it (fast_ok), TFLite's arithmetic otherwise. */
+typedef struct ib_dsp_residual {
+  const tf_quantized_add_params* params;
+  add_fast fast;
+  int32_t fast_ok;
+} ib_dsp_residual;
+
+/* x (the input pixel's element) + projected (the projection's element), as
+ * the ADD kernel computes it; zero point included, before saturation when
+ * fast_ok. */
+static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_dsp_residual* r) {
+  if (r->fast.linear) {
+    return r->fast.swapped ? add_linear_value(projected, x, &r->fast) : add_linear_value(x, projected, &r->fast);
+  }
+  return add_general_value(x, projected, &r->fast);
+}
+
+/* The projection of one depthwise pixel `mid` into output pixel y, block by
+ * block in traversal order: the block's sums, then its residual block of the
+ * input pixel x loaded (when x is not NULL), then its stores. */
+TF_INNER_LOOP static void ib_dsp_project(const dsp_element* mid, const tf_conv_params* p, const dsp_clamp* clamp,
+                                         const dsp_element* x, const ib_dsp_residual* residual, int32_t descending,
+                                         dsp_element* y) {
+  const dsp_element* weights = (const dsp_element*)p->weights;
+  const int32_t* bias = (const int32_t*)p->bias;
+  const int32_t channels = p->in_channels, co = p->out_channels;
+  const int32_t blocks = (co + TF_SEGMENT_CONV_BLOCK - 1) / TF_SEGMENT_CONV_BLOCK;
+  int32_t b, j;
+  for (b = 0; b < blocks; ++b) {
+    int32_t oc_begin, oc_end, r[TF_SEGMENT_CONV_BLOCK];
+    segment_block(b, co, TF_SEGMENT_CONV_BLOCK, descending, &oc_begin, &oc_end);
+    if (oc_end - oc_begin == TF_SEGMENT_CONV_BLOCK) {
+      int32_t acc[TF_SEGMENT_CONV_BLOCK];
+      acc[0] = bias[oc_begin], acc[1] = bias[oc_begin + 1], acc[2] = bias[oc_begin + 2], acc[3] = bias[oc_begin + 3];
+      dot_dsp_1x4(mid, weights + (ptrdiff_t)oc_begin * channels, channels, channels, p->input_offset,
+                  p->weight_offset, acc);
+      for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) r[j] = ib_dsp_requantize(acc[j], &p->requant[oc_begin + j]);
+      if (x == NULL) {
+        dsp_store4(y + oc_begin, r[0], r[1], r[2], r[3], clamp);
+      } else if (residual->fast_ok) {
+        const uint32_t xw = tf_load_u32(x + oc_begin); /* loaded before the block's store */
+        tf_store_u32(y + oc_begin,
+                     add_pack4(ib_dsp_add_value(add_byte(xw, 0), dsp_clamp_output(r[0], clamp), residual),
+                               ib_dsp_add_value(add_byte(xw, 1), dsp_clamp_output(r[1], clamp), residual),
+                               ib_dsp_add_value(add_byte(xw, 2), dsp_clamp_output(r[2], clamp), residual),
+                               ib_dsp_add_value(add_byte(xw, 3), dsp_clamp_output(r[3], clamp), residual),
+                               &residual->fast));
+      } else {
+        dsp_element block[TF_SEGMENT_CONV_BLOCK];
+        for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) block[j] = x[oc_begin + j];
+        for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) {
+          y[oc_begin + j] =
+              (dsp_element)tf_quantized_add_sub(block[j], dsp_clamp_output(r[j], clamp), residual->params, 0);
+        }
+      }
+      continue;
+    }
+    for (j = oc_begin; j < oc_end; j += 2) {
+      const int32_t pair = oc_end - j >= 2;
+      const dsp_element* w0 = weights + (ptrdiff_t)j * channels;
+      int32_t sums[2];
+      sums[0] = bias[j];
+      sums[1] = pair ? bias[j + 1] : 0;
+      dot_dsp_1x2(mid, w0, pair ? w0 + channels : w0, channels, p->input_offset, p->weight_offset, sums);
+      r[j - oc_begin] = ib_dsp_requantize(sums[0], &p->requant[j]);
+      if (pair) r[j + 1 - oc_begin] = ib_dsp_requantize(sums[1], &p->requant[j + 1]);
+    }
+    if (x != NULL) {
+      dsp_element block[TF_SEGMENT_CONV_BLOCK];
+      for (j = 0; j < oc_end - oc_begin; ++j) block[j] = x[oc_begin + j];
+      for (j = 0; j < oc_end - oc_begin; ++j) {
+        const dsp_element projected = dsp_clamp_output(r[j], clamp);
+        y[oc_begin + j] = residual->fast_ok
+                              ? (dsp_element)add_clamp(ib_dsp_add_value(block[j], projected, residual), &residual->fast)
+                              : (dsp_element)tf_quantized_add_sub(block[j], projected, residual->params, 0);
+      }
+    } else {
+      for (j = 0; j < oc_end - oc_begin; ++j) y[oc_begin + j] = dsp_clamp_output(r[j], clamp);
+    }
+  }
+}
+
+#ifdef TF_INVERTED_BOTTLENECK_SEGMENT_DSP
+void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* output,
+                                        const tf_inverted_bottleneck_params* params, uint8_t* workspace,
+                                        int32_t descending) {
+  const tf_conv_params* dw = params->depthwise;
+  const conv_window expand_window = conv_segment_window(params->expand);
+  const conv_segment_dsp_call expand = conv_segment_dsp_prepare(input, params->expand, &expand_window, descending);
+  const dsp_clamp dw_clamp = dsp_make_clamp(dw), project_clamp = dsp_make_clamp(params->project);
+  const int32_t mid_rows = params->mid_rows, mid_cols = params->mid_cols, mid_channels = dw->out_channels;
+  const int32_t out_rows = output->shape[1], out_cols = output->shape[2];
+  const int32_t pixels = output->shape[0] * out_rows * out_cols;
+  const int32_t mids = output->shape[0] * mid_rows * mid_cols;
+  const int32_t ring_pixels = params->ring_pixels;
+  const int32_t window_taps = dw->kernel_h * dw->kernel_w;
+  dsp_element* ring = (dsp_element*)(void*)workspace;
+  dsp_element* dw_pixel = ring + (ptrdiff_t)ring_pixels * mid_channels;
+  const dsp_element* taps[TF_SEGMENT_MAX_TAPS];
+  int32_t tap_index[TF_SEGMENT_MAX_TAPS];
+  ib_dsp_residual residual;
+  int32_t t, ky, kx, next = 0; /* mid pixels computed so far, in traversal order */
+  residual.params = params->add;
+  residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
+  for (t = 0; t < pixels; ++t) {
+    const int32_t pixel = segment_pixel(t, pixels, descending);
+    const int32_t n = pixel / (out_rows * out_cols), oy = pixel / out_cols % out_rows, ox = pixel % out_cols;
+    const int32_t iy0 = oy * dw->stride_h - dw->pad_top, ix0 = ox * dw->stride_w - dw->pad_left;
+    int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
+    conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
+    conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
+    /* The mid pixel this output needs last in traversal order. */
+    needed = descending ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
+                        : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
+                              (kx_end - 1) * dw->dilation_w;
+    for (; next <= segment_pixel(needed, mids, descending); ++next) {
+      const int32_t mid = segment_pixel(next, mids, descending);
+      const int32_t mn = mid / (mid_rows * mid_cols), mr = mid / mid_cols % mid_rows, mc = mid % mid_cols;
+      conv_segment_dsp_at(input, mn, mr * expand_window.stride_h - expand_window.pad_top,
+                          mc * expand_window.stride_w - expand_window.pad_left, &expand_window, &expand,
+                          ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels);
+    }
+    for (ky = ky_begin; ky < ky_end; ++ky) {
+      const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
+      for (kx = kx_begin; kx < kx_end; ++kx) {
+        taps[tap_count] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
+        tap_index[tap_count++] = ky * dw->kernel_w + kx;
+      }
+    }
+    ib_dsp_depthwise(taps, tap_index, tap_count, tap_count == window_taps, dw, &dw_clamp, dw_pixel);
+    {
+      const ptrdiff_t at_out = n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
+      const ptrdiff_t at_in = n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
+      const dsp_element* x = params->add ? (const dsp_element*)input->data + at_in : NULL;
+      ib_dsp_project(dw_pixel, params->project, &project_clamp, x, &residual, descending,
+                     (dsp_element*)output->data + at_out);
+    }
+  }
+}
+#endif
