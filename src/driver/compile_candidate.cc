@@ -332,15 +332,31 @@ Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph&
   plan::Plan unplaced = base.plan;
   for (plan::PlanBuffer& buffer : unplaced.buffers) buffer.offset = -1;
   unplaced.arena_bytes = 0;
-  plan::OverlapResult overlap = plan::apply_overlap(graph, std::move(unplaced));
+  auto build = [&](plan::OverlapResult overlap, CompileCandidate& candidate) -> Status {
+    candidate.name = base.name + "+overlap";
+    candidate.rank = LatencyRank::kOverlap;
+    candidate.plan = std::move(overlap.plan);
+    candidate.techniques = candidate.plan.techniques;
+    candidate.note = base.note.empty() ? overlap.note : base.note + "; " + overlap.note;
+    return place_and_measure(graph, candidate, options);
+  };
+  plan::OverlapResult overlap = plan::apply_overlap(graph, unplaced);
   if (overlap.fused + overlap.overlaps == 0) return std::optional<CompileCandidate>{};
   CompileCandidate candidate;
-  candidate.name = base.name + "+overlap";
-  candidate.rank = LatencyRank::kOverlap;
-  candidate.plan = std::move(overlap.plan);
-  candidate.techniques = candidate.plan.techniques;
-  candidate.note = base.note.empty() ? overlap.note : base.note + "; " + overlap.note;
-  TINYFIT_RETURN_IF_ERROR(place_and_measure(graph, candidate, options));
+  TINYFIT_RETURN_IF_ERROR(build(std::move(overlap), candidate));
+  // The overlaps of unfused calls only where the peak needs them: the others
+  // run the ordinary plan's (faster) kernels. Kept when it places in no more
+  // bytes and the latency model predicts it no slower.
+  plan::OverlapOptions only_needed;
+  only_needed.only_where_the_peak_needs_it = true;
+  plan::OverlapResult fewer_overlaps = plan::apply_overlap(graph, std::move(unplaced), only_needed);
+  if (fewer_overlaps.dropped > 0) {
+    CompileCandidate fewer;
+    TINYFIT_RETURN_IF_ERROR(build(std::move(fewer_overlaps), fewer));
+    const bool no_slower = !candidate.predicted_instructions ||
+                           (fewer.predicted_instructions && *fewer.predicted_instructions <= *candidate.predicted_instructions);
+    if (fewer.arena_bytes <= candidate.arena_bytes && no_slower) candidate = std::move(fewer);
+  }
   return std::optional<CompileCandidate>{std::move(candidate)};
 }
 

@@ -89,8 +89,11 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
                                                const CompileOptions& options);
 
 // Segment-level overlap (plan/lower_overlap.h) on a built candidate's plan,
-// placed again; named "<base>+overlap". nullopt when nothing could be fused
-// or overlapped (the plan would be the base's).
+// placed again; named "<base>+overlap". Of the plan with every overlap and
+// the one with unfused calls overlapped only where the peak needs it
+// (OverlapOptions::only_where_the_peak_needs_it), the second when its arena
+// is no larger and its predicted instructions no more. nullopt when nothing
+// could be fused or overlapped (the plan would be the base's).
 Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
                                                                 const CompileOptions& options);
 

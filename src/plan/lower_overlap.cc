@@ -256,15 +256,42 @@ int declare_overlaps(const ir::Graph& graph, Plan& plan, int64_t alignment) {
   return declared;
 }
 
+// Removes, one call at a time in step order, the overlap of each unfused
+// call when the plan's peak stays at most what it was with every overlap.
+int drop_overlaps_the_peak_does_not_need(Plan& plan) {
+  const int64_t peak = compute_plan_memory(plan).peak_bytes;
+  int dropped = 0;
+  for (Step& step : plan.steps) {
+    if (step.is_loop()) continue;
+    KernelCall& call = std::get<KernelCall>(step.what);
+    if (!call.overlap || !call.fused.empty()) continue;
+    const std::optional<DeclaredOverlap> declared = call.overlap;
+    call.overlap.reset();
+    if (compute_plan_memory(plan).peak_bytes > peak) {
+      call.overlap = declared;
+    } else {
+      ++dropped;
+    }
+  }
+  return dropped;
+}
+
 }  // namespace
 
 OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
   OverlapResult result;
   if (options.fuse_inverted_bottlenecks) result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment);
   result.overlaps = declare_overlaps(graph, plan, options.alignment);
+  if (options.only_where_the_peak_needs_it) {
+    result.dropped = drop_overlaps_the_peak_does_not_need(plan);
+    result.overlaps -= result.dropped;
+  }
   if (result.fused + result.overlaps > 0) plan.techniques.push_back("overlap");
   result.note = "overlap: " + std::to_string(result.fused) + " inverted bottlenecks fused, " +
                 std::to_string(result.overlaps) + " outputs over consumed inputs";
+  if (result.dropped > 0) {
+    result.note += " (" + std::to_string(result.dropped) + " more the peak does not need left ordinary)";
+  }
   result.plan = std::move(plan);
   return result;
 }

@@ -19,12 +19,21 @@ struct OverlapOptions {
   // (K-1)*W+K expanded pixels.
   bool fuse_inverted_bottlenecks = true;
   int64_t alignment = 4;  // of every buffer (plan/placement_input.h kDefaultAlignmentBytes)
+  // Keep a standalone call's overlap only where the peak needs it: after
+  // every overlap is declared, each call that is not fused gets its ordinary
+  // kernel back (no overlap) when the plan's peak stays the same without it.
+  // A segment kernel walks pixel by pixel in the order the overlap needs; the
+  // ordinary plan's kernels (1x1 over pairs of pixels, im2col GEMM, depthwise
+  // interior rows) are faster, so an overlap away from the peak costs time
+  // and saves no memory.
+  bool only_where_the_peak_needs_it = false;
 };
 
 struct OverlapResult {
   Plan plan;
   int fused = 0;     // fused calls
   int overlaps = 0;  // calls that declare an overlap
+  int dropped = 0;   // overlaps removed again (only_where_the_peak_needs_it)
   std::string note;  // for the candidate report
 };
 
@@ -41,7 +50,9 @@ struct OverlapResult {
 //     placement) spans the fewest bytes: descending moves an output up,
 //     ascending down, so a chain does not drift off in one direction. This is
 //     tinyfit's answer to vMCU's circular pool (docs/overlap.md): no modulo
-//     addressing, no wrap-around.
+//     addressing, no wrap-around;
+//  3. with only_where_the_peak_needs_it, the overlaps of unfused calls the
+//     peak does not need are removed again, one at a time in step order.
 // Requires: plan from build_operator_plan or build_pex_plan, not placed.
 // Guarantees: verify_plan holds; MACs and the graph's outputs unchanged; the
 // peak not above the input plan's;

@@ -134,22 +134,43 @@ std::string check_net(const NetSpec& spec) {
           graph, inplace ? analysis::apply_inplace_choices(bg, ordered.order, ordered.inplace_choices).graph : bg,
           ordered.order);
       const int64_t base_peak = plan::compute_plan_memory(base).peak_bytes;
-      plan::Plan plan = plan::apply_overlap(graph, std::move(base)).plan;
-      if (plan::count_plan_macs(graph, plan) != ir::count_graph_macs(graph)) return what + ": MACs changed";
-      if (plan::compute_plan_memory(plan).peak_bytes > base_peak) return what + ": the peak rose";
-      if (Result<plan::Placement> placed = plan::place_plan(plan, "hill-climb", {}); !placed) {
-        return what + ": placement: " + placed.error().message;
+      const plan::Plan every = plan::apply_overlap(graph, base).plan;
+      // With every overlap, and with unfused calls overlapped only where the
+      // peak needs it: the same peak, never more overlaps.
+      plan::OverlapOptions only_needed;
+      only_needed.only_where_the_peak_needs_it = true;
+      const plan::OverlapResult fewer = plan::apply_overlap(graph, std::move(base), only_needed);
+      const auto count_overlaps = [](const plan::Plan& p) {
+        int n = 0;
+        for (const plan::Step& step : p.steps) n += !step.is_loop() && step.call().overlap ? 1 : 0;
+        return n;
+      };
+      if (plan::compute_plan_memory(fewer.plan).peak_bytes != plan::compute_plan_memory(every).peak_bytes) {
+        return what + " (only where the peak needs it): the peak changed";
       }
-      if (Status valid = plan::verify_plan(graph, plan); !valid) return what + ": " + valid.error().message;
-      exec::ExecuteOptions checking;
-      checking.check_overwrites = true;
-      Result<std::vector<exec::TensorData>> actual = exec::execute_plan(graph, plan, net.inputs, checking);
-      if (!actual) return what + ": " + actual.error().format();
-      for (size_t o = 0; o < expected->size(); ++o) {
-        const std::string diff = compare((*actual)[o], (*expected)[o]);
-        if (!diff.empty()) {
-          return what + ": output " + std::to_string(o) + " (arena " + std::to_string(plan.arena_bytes) +
-                 " bytes): " + diff;
+      if (count_overlaps(fewer.plan) + fewer.dropped != count_overlaps(every)) {
+        return what + " (only where the peak needs it): " + std::to_string(fewer.dropped) + " dropped of " +
+               std::to_string(count_overlaps(every)) + " overlaps, " + std::to_string(count_overlaps(fewer.plan)) +
+               " left";
+      }
+      for (const plan::Plan* lowered : {&every, &fewer.plan}) {
+        plan::Plan plan = *lowered;
+        if (plan::count_plan_macs(graph, plan) != ir::count_graph_macs(graph)) return what + ": MACs changed";
+        if (plan::compute_plan_memory(plan).peak_bytes > base_peak) return what + ": the peak rose";
+        if (Result<plan::Placement> placed = plan::place_plan(plan, "hill-climb", {}); !placed) {
+          return what + ": placement: " + placed.error().message;
+        }
+        if (Status valid = plan::verify_plan(graph, plan); !valid) return what + ": " + valid.error().message;
+        exec::ExecuteOptions checking;
+        checking.check_overwrites = true;
+        Result<std::vector<exec::TensorData>> actual = exec::execute_plan(graph, plan, net.inputs, checking);
+        if (!actual) return what + ": " + actual.error().format();
+        for (size_t o = 0; o < expected->size(); ++o) {
+          const std::string diff = compare((*actual)[o], (*expected)[o]);
+          if (!diff.empty()) {
+            return what + ": output " + std::to_string(o) + " (arena " + std::to_string(plan.arena_bytes) +
+                   " bytes): " + diff;
+          }
         }
       }
     }

@@ -9,8 +9,8 @@
  *
  * Per output pixel: the expanded pixels it needs last (conv_segment_dsp.h's
  * pixel into the ring slot); the depthwise over the ring taps, four channels
- * per pass with SMLAxy as dwconv2d_dsp.h, a whole window with its weights in
- * order (a 3x3 one unrolled), a border window through its tap indices; the
+ * per pass with SMLAxy as dwconv2d_dsp.h, the weights of the window's
+ * in-bounds rectangle in order (a whole 3x3 window unrolled); the
  * projection block by block (dot_dsp_block.h, a short last block a pair at a
  * time), requantised, the residual block loaded and added with the element
  * arithmetic of the ADD kernels (quantized_add.h's SMMLAR form when the
@@ -54,24 +54,26 @@ static inline int32_t ib_dsp_requantize(int32_t acc, const tf_requant_channel* q
   dsp_store4((y) + (c), ib_dsp_requantize(a0, &requant[c]), ib_dsp_requantize(a1, &requant[(c) + 1]),            \
              ib_dsp_requantize(a2, &requant[(c) + 2]), ib_dsp_requantize(a3, &requant[(c) + 3]), clamp)
 
-/* The depthwise of one output pixel from its in-bounds taps (taps[i] the mid
- * pixel of window position tap_index[i]) into `y`: groups of four channels,
- * the channels past the last group one by one (a word load there would read
- * past the mid pixel). `whole`: every tap of the window is in bounds
- * (tap_index[i] == i), so the weights are read in order. */
-TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, const int32_t* tap_index, int32_t tap_count,
-                                           int32_t whole, const tf_conv_params* p, const dsp_clamp* clamp,
+/* The depthwise of one output pixel from its in-bounds taps into `y`: the
+ * window's in-bounds taps are `rows` x `cols` from window position
+ * `first_tap` (taps[i] their mid pixels, row by row), so each tap's weights
+ * follow the previous one's along a window row. Groups of four channels, a
+ * whole 3x3 window unrolled; the channels past the last group one by one (a
+ * word load there would read past the mid pixel). */
+TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32_t first_tap, int32_t rows,
+                                           int32_t cols, const tf_conv_params* p, const dsp_clamp* clamp,
                                            dsp_element* y) {
   const uint32_t* words = (const uint32_t*)p->weights;
   const int32_t* bias = (const int32_t*)p->bias;
   const tf_requant_channel* requant = p->requant;
   const int32_t channels = p->out_channels, simd_end = channels & ~3;
-  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * p->kernel_w * 2;
+  const int32_t kernel_w = p->kernel_w;
+  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2, row_skip = (ptrdiff_t)(kernel_w - cols) * 2;
   const int32_t x_offset = p->input_offset;
   const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
-  const uint32_t* w_group = words;
-  int32_t c, i;
-  if (whole && tap_count == 9) {
+  const uint32_t* w_group = words + first_tap * 2;
+  int32_t c, ky, kx;
+  if (rows == 3 && cols == 3 && kernel_w == 3) {
     const dsp_element *t0 = taps[0], *t1 = taps[1], *t2 = taps[2], *t3 = taps[3], *t4 = taps[4], *t5 = taps[5],
                       *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
@@ -87,26 +89,25 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, const
       IB_DSP_TAP(t8 + c, w_group + 16);
       IB_DSP_STORE4(y, c);
     }
-  } else if (whole) {
-    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
-      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      const uint32_t* w = w_group;
-      for (i = 0; i < tap_count; ++i, w += 2) IB_DSP_TAP(taps[i] + c, w);
-      IB_DSP_STORE4(y, c);
-    }
   } else {
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
       int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      for (i = 0; i < tap_count; ++i) IB_DSP_TAP(taps[i] + c, w_group + tap_index[i] * 2);
+      const dsp_element* const* tap = taps;
+      const uint32_t* w = w_group;
+      for (ky = 0; ky < rows; ++ky, w += row_skip) {
+        for (kx = 0; kx < cols; ++kx, w += 2) IB_DSP_TAP(*tap++ + c, w);
+      }
       IB_DSP_STORE4(y, c);
     }
   }
   for (c = simd_end; c < channels; ++c) {
-    const uint32_t* group = words + (c >> 2) * group_words;
+    const uint32_t* w = words + (c >> 2) * group_words + first_tap * 2 + ((c & 3) >> 1);
+    const dsp_element* const* tap = taps;
     int32_t acc = bias[c];
-    for (i = 0; i < tap_count; ++i) {
-      const uint32_t word = group[tap_index[i] * 2 + ((c & 3) >> 1)];
-      acc += dsp_widen(taps[i][c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? word >> 16 : word & 0xffffu);
+    for (ky = 0; ky < rows; ++ky, w += row_skip) {
+      for (kx = 0; kx < cols; ++kx, w += 2) {
+        acc += dsp_widen((*tap++)[c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? *w >> 16 : *w & 0xffffu);
+      }
     }
     y[c] = dsp_clamp_output(ib_dsp_requantize(acc, &requant[c]), clamp);
   }
@@ -210,11 +211,9 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const int32_t pixels = output->shape[0] * out_rows * out_cols;
   const int32_t mids = output->shape[0] * mid_rows * mid_cols;
   const int32_t ring_pixels = params->ring_pixels;
-  const int32_t window_taps = dw->kernel_h * dw->kernel_w;
   dsp_element* ring = (dsp_element*)(void*)workspace;
   dsp_element* dw_pixel = ring + (ptrdiff_t)ring_pixels * mid_channels;
   const dsp_element* taps[TF_SEGMENT_MAX_TAPS];
-  int32_t tap_index[TF_SEGMENT_MAX_TAPS];
   ib_dsp_residual residual;
   int32_t t, ky, kx, next = 0; /* mid pixels computed so far, in traversal order */
   residual.params = params->add;
@@ -240,11 +239,11 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
     for (ky = ky_begin; ky < ky_end; ++ky) {
       const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
       for (kx = kx_begin; kx < kx_end; ++kx) {
-        taps[tap_count] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
-        tap_index[tap_count++] = ky * dw->kernel_w + kx;
+        taps[tap_count++] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
       }
     }
-    ib_dsp_depthwise(taps, tap_index, tap_count, tap_count == window_taps, dw, &dw_clamp, dw_pixel);
+    ib_dsp_depthwise(taps, ky_begin * dw->kernel_w + kx_begin, ky_end - ky_begin, kx_end - kx_begin, dw, &dw_clamp,
+                     dw_pixel);
     {
       const ptrdiff_t at_out = n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
       const ptrdiff_t at_in = n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
