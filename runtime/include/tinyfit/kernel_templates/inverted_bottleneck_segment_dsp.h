@@ -89,6 +89,16 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
       IB_DSP_TAP(t8 + c, w_group + 16);
       IB_DSP_STORE4(y, c);
     }
+  } else if (cols == kernel_w) {
+    /* Whole window rows: the taps' weights are consecutive. */
+    const int32_t tap_count = rows * cols;
+    int32_t i;
+    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
+      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+      const uint32_t* w = w_group;
+      for (i = 0; i < tap_count; ++i, w += 2) IB_DSP_TAP(taps[i] + c, w);
+      IB_DSP_STORE4(y, c);
+    }
   } else {
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
       int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
