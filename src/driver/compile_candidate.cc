@@ -214,6 +214,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   search_options.sram_bytes = options.sram_bytes;
   search_options.deadline = options.deadline;
   search_options.runs_by_rows = exec::serves_output_rows;
+  search_options.runs_by_tokens = exec::serves_output_tokens;
   search_options.ordinary_latency = latency->ordinary;
   search_options.scheme_latency_delta = latency->scheme_delta;
   if (options.progress) {
@@ -316,7 +317,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
       return built;
     }
     const std::string over = "predicted " + format_ratio(predicted / *ordinary_instructions) + " with " +
-                             std::to_string(searched.schemes.size()) + " row loops";
+                             std::to_string(searched.schemes.size()) + " loops";
     if (attempt + 1 == kSearches || searched.schemes.empty() || search_budget <= 1.0 ||
         predicted == partition::kNoLatencyBudget || options.deadline.expired()) {
       candidate.note = "motes: no plan within " + describe_budget(options.latency_budget) + " (" + over + ")";

@@ -9,7 +9,9 @@
 #include "cost/predict.h"
 #include "exec/add_kernel_workspaces.h"
 #include "exec/plan_work.h"
+#include "partition/contract_loops.h"
 #include "plan/build_plan.h"
+#include "plan/lower_motes.h"
 #include "plan/lower_row_loop.h"
 
 namespace tinyfit::driver {
@@ -32,8 +34,15 @@ Result<std::map<ir::NodeId, double>> predict_ordinary_calls(const ir::Graph& gra
 // without the run function's prologue.
 Result<double> predict_loop(const ir::Graph& graph, const analysis::BufferGraph& bg,
                             const partition::PartitionScheme& scheme, const cost::CostTable& table) {
-  TINYFIT_ASSIGN_OR_RETURN(plan::Plan lowered, plan::build_row_loop_plan(graph, bg, analysis::given_order(bg),
-                                                                         {{scheme.operators, scheme.tile}}));
+  // An order with the loop's operators consecutive (a token loop leaves out
+  // operators between them: contract_loops.h).
+  const std::vector<partition::LoopSummary> loops{{scheme.operators, 0, {}}};
+  const partition::ContractedGraph cg = partition::contract_loops(bg, loops);
+  const analysis::Order order =
+      partition::expand_order(cg, loops, partition::contract_order(bg, cg, analysis::given_order(bg)));
+  TINYFIT_ASSIGN_OR_RETURN(plan::Plan lowered,
+                           plan::build_row_loop_plan(graph, bg, order,
+                                                     {{scheme.operators, scheme.tile, plan::to_loop_axis(scheme.axis)}}));
   std::erase_if(lowered.steps, [](const plan::Step& step) { return !step.is_loop(); });
   TINYFIT_RETURN_IF_ERROR(exec::add_kernel_workspaces(graph, lowered));
   TINYFIT_ASSIGN_OR_RETURN(cost::PlanWork work, exec::count_plan_work(graph, lowered));

@@ -129,6 +129,19 @@ bool serves_output_rows(const ir::Node& node) {
   }
 }
 
+bool serves_output_tokens(const ir::Node& node) {
+  switch (node.op) {
+    case ir::OpType::kFullyConnected:
+    case ir::OpType::kMatMul:
+    case ir::OpType::kSoftmax:
+    case ir::OpType::kLayerNorm:
+    case ir::OpType::kTranspose:
+      return true;
+    default:
+      return serves_output_rows(node);
+  }
+}
+
 bool computes_rows_or_cols(const plan::KernelCall& call) {
   if (call.outputs.empty() || call.outputs[0].rank() != 4) return false;
   return call.outputs[0].find_sweep(1) != nullptr || call.outputs[0].find_sweep(2) != nullptr;

@@ -138,6 +138,15 @@ bool computes_rows_or_cols(const plan::KernelCall& call);
 // take any view. The partition searches ask it before proposing a loop.
 bool serves_output_rows(const ir::Node& node);
 
+// Whether prepare_kernel serves calls of `node` in a loop over tokens
+// (plan::LoopAxis::kTokens): each call computes the tokens its output view
+// shows from the views of its inputs (the same tokens, or a whole input such
+// as attention's keys). Those of serves_output_rows, and the kernels that
+// take any views and read no origin: FullyConnected (the tokens are its
+// batch), MatMul (the rows of its first operand), Softmax and LayerNorm
+// (each token's row is normalised alone), Transpose.
+bool serves_output_tokens(const ir::Node& node);
+
 // The standard error of a binding that has no kernel for what it was asked.
 tl::unexpected<Diag> fail_no_kernel(const KernelCallContext& context, std::string_view what);
 

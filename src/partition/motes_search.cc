@@ -1,6 +1,7 @@
 #include "partition/motes_search.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -48,16 +49,31 @@ class Scorer {
       : graph_(graph), bg_(bg), base_order_(base_order), options_(options), acg_(build_acg(graph)) {}
 
   // The schemes GenSchemes makes of a stretch (one per tile); empty when the
-  // stretch is no valid row scheme or a kernel cannot run by rows.
+  // stretch is no valid row or token scheme or a kernel cannot run by rows.
   const std::vector<const SchemeFacts*>& generate(const Stretch& stretch) {
     auto [it, added] = generated_.try_emplace({stretch.first, stretch.last});
     if (!added) return it->second;
-    for (int op : stretch.operators()) {
-      const ir::Node& node = graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(op)].node)];
-      if (!options_.runs_by_rows(node)) return it->second;
+    auto runs = [&](const std::vector<int>& ops, const std::function<bool(const ir::Node&)>& serves) {
+      return std::all_of(ops.begin(), ops.end(), [&](int op) {
+        return serves && serves(graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(op)].node)]);
+      });
+    };
+    // Rows of NHWC tensors, else tokens (a stretch has at most one of them).
+    // A token loop runs only the operators of the stretch its sink's tokens
+    // need by tokens (select_loop_operators): attention's keys and values,
+    // read whole, are made before it.
+    Result<PartitionScheme> whole = fail("no kernels", ExitCode::kInternal);
+    if (runs(stretch.operators(), options_.runs_by_rows)) {
+      whole = make_partition_scheme(graph_, bg_, acg_, stretch.operators(), PartitionAxis::kRows, 1);
     }
-    Result<PartitionScheme> whole =
-        make_partition_scheme(graph_, bg_, acg_, stretch.operators(), PartitionAxis::kRows, 1);
+    if (!whole) {
+      const ir::Node& sink = graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(stretch.last)].node)];
+      const std::vector<int> ops = select_loop_operators(
+          graph_, bg_, stretch.operators(), find_sink_axis(PartitionAxis::kTokens, graph_.output_tensor(sink, 0)));
+      if (ops.size() > 1 && runs(ops, options_.runs_by_tokens)) {
+        whole = make_partition_scheme(graph_, bg_, acg_, ops, PartitionAxis::kTokens, 1);
+      }
+    }
     if (!whole) return it->second;
     for (int64_t tile : list_tiles(whole->extent, options_.max_tiles)) {
       PartitionScheme scheme = *whole;
@@ -335,7 +351,7 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   result.latency = chosen.latency;
   result.states_scored = scorer.scored();
   result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
-                " states scored, " + std::to_string(result.schemes.size()) + " row loops" +
+                " states scored, " + std::to_string(result.schemes.size()) + " row or token loops" +
                 (merges > 0 ? " (" + std::to_string(merges) + " merged after the beam)" : "") +
                 (result.stopped_early ? " (stopped by the time limit)" : "") +
                 (fastest_fitting ? "; the fastest state within the memory budget" : "");

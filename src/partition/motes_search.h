@@ -58,8 +58,10 @@ struct MotesSearchOptions {
   std::optional<int64_t> sram_bytes;  // with it, the fastest state within delta that fits wins
   Deadline deadline;
   std::function<void(double fraction)> progress;
-  // Whether the runtime can run a node on a window of rows (exec/ knows).
+  // Whether the runtime can run a node on a window of rows, and on a range of
+  // tokens (exec/ knows); without runs_by_tokens, no token loops.
   std::function<bool(const ir::Node&)> runs_by_rows;
+  std::function<bool(const ir::Node&)> runs_by_tokens;
   // Predicted latency of ordinary execution, and what a scheme's loop adds to
   // the latency of its operators run whole (the cost model, or a stand-in).
   double ordinary_latency = 0;

@@ -1,16 +1,22 @@
 #include "partition/partition_scheme.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace tinyfit::partition {
 namespace {
 
-// The axis of a tensor a scheme of `axis` walks: rows are axis 1 (NHWC rows,
-// the tokens of [batch, tokens, features]), channels the last axis.
+// The axis of a tensor a scheme of `axis` walks: rows are axis 1 of NHWC
+// tensors, tokens the second-to-last of [.., tokens, features] (rank 2 or 3),
+// channels the last axis.
 int find_walked_axis(const ir::Tensor& tensor, PartitionAxis axis) {
   const int rank = static_cast<int>(tensor.shape.size());
-  if (axis == PartitionAxis::kRows) return rank >= 3 ? 1 : -1;
-  return rank >= 1 ? rank - 1 : -1;
+  switch (axis) {
+    case PartitionAxis::kRows: return rank >= 3 ? 1 : -1;
+    case PartitionAxis::kTokens: return rank == 2 || rank == 3 ? rank - 2 : -1;
+    case PartitionAxis::kChannels: return rank >= 1 ? rank - 1 : -1;
+  }
+  return -1;
 }
 
 bool has_vertex_in(const AxisConnectingGraph& acg, const std::vector<bool>& in_a, ir::TensorId tensor) {
@@ -33,6 +39,7 @@ std::string_view partition_axis_name(PartitionAxis axis) {
   switch (axis) {
     case PartitionAxis::kRows: return "rows";
     case PartitionAxis::kChannels: return "channels";
+    case PartitionAxis::kTokens: return "tokens";
   }
   return "?";
 }
@@ -89,6 +96,17 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
   auto is_graph_output = [&graph](ir::TensorId t) {
     return std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end();
   };
+  // Read after the scheme, kept as a model output, or read by nobody (a
+  // Split's unused part): the whole tensor is made. A Reshape (an alias)
+  // passes its readers on.
+  std::function<bool(ir::TensorId)> escapes = [&](ir::TensorId t) {
+    const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(t)];
+    return is_graph_output(t) || readers.empty() || std::any_of(readers.begin(), readers.end(), [&](ir::NodeId n) {
+             const ir::Node& reader = graph.nodes[static_cast<size_t>(n)];
+             if (ir::op_decl(reader.op).is_alias) return escapes(reader.outputs.front());
+             return !node_in_s[static_cast<size_t>(n)];
+           });
+  };
   for (int op : scheme.operators) {
     const ir::Node& node = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(op)].node)];
     for (ir::TensorId t : node.inputs) {
@@ -98,20 +116,18 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
       if (producer >= 0 && ir::op_decl(graph.nodes[static_cast<size_t>(producer)].op).is_alias) {
         const int buffer = bg.buffer_of_tensor[static_cast<size_t>(t)];
         const int maker = bg.buffers[static_cast<size_t>(buffer)].producer;
+        // A reshape of a tensor made in the scheme: its tokens are that
+        // tensor's when the reshape keeps the walked axis (row_geometry.h
+        // find_loop_axes checks it). Row loops read no reshape.
         if (maker >= 0 && node_in_s[static_cast<size_t>(bg.operators[static_cast<size_t>(maker)].node)]) {
+          if (axis == PartitionAxis::kTokens) continue;
           return reject("'" + node.name + "' reads an alias of a tensor made in the scheme");
         }
       }
       if (has_vertex_in(acg, in_a, t)) scheme.split_inputs.push_back(t);
     }
     for (ir::TensorId t : node.outputs) {
-      const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(t)];
-      // Read after the scheme, kept as a model output, or read by nobody (a
-      // Split's unused part): the whole tensor is made.
-      const bool escapes = is_graph_output(t) || readers.empty() ||
-                           std::any_of(readers.begin(), readers.end(),
-                                       [&](ir::NodeId n) { return !node_in_s[static_cast<size_t>(n)]; });
-      if (escapes) scheme.outputs.push_back(t);
+      if (escapes(t)) scheme.outputs.push_back(t);
     }
   }
   auto sort_unique = [](std::vector<ir::TensorId>& v) {
@@ -125,11 +141,14 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
   // sink: a row loop walks them, every other tensor's rows follow through
   // the windows), channels of the first operator's output.
   scheme.extent = acg.vertices[static_cast<size_t>(seed)].extent;
-  if (axis == PartitionAxis::kRows) {
+  if (axis != PartitionAxis::kChannels) {
     const ir::Node& last = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(scheme.operators.back())].node)];
     const ir::Tensor& sink = graph.tensor(last.outputs.front());
-    if (sink.shape.size() < 3) return reject("'" + last.name + "' makes a tensor without rows");
-    scheme.extent = sink.shape[1];
+    const int sink_axis = find_walked_axis(sink, axis);
+    if (sink_axis < 0) {
+      return reject("'" + last.name + "' makes a tensor without " + std::string(partition_axis_name(axis)));
+    }
+    scheme.extent = sink.shape[static_cast<size_t>(sink_axis)];
   }
   scheme.tile = std::min(tile, scheme.extent);
   TINYFIT_RETURN_IF_ERROR(check_motes_conditions(graph, bg, acg, scheme));

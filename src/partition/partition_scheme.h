@@ -14,7 +14,9 @@
 // scheme never recomputes.
 //
 // A scheme walks one kind of axis (PartitionAxis): the rows of NHWC tensors
-// (patch-style row loops) or their channels (PEX-style channel loops).
+// (patch-style row loops), the tokens of [.., tokens, features] tensors
+// (attention and its feed-forward by query tokens: the rows of every tensor
+// on A, whichever axis that is in each), or channels (PEX-style channel loops).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@
 
 namespace tinyfit::partition {
 
-enum class PartitionAxis { kRows, kChannels };
+enum class PartitionAxis { kRows, kChannels, kTokens };
 std::string_view partition_axis_name(PartitionAxis axis);
 
 struct PartitionScheme {
@@ -37,7 +39,7 @@ struct PartitionScheme {
   std::vector<int> acg_vertices;           // A: ascending
   std::vector<ir::TensorId> split_inputs;  // V_I: ascending
   std::vector<ir::TensorId> outputs;       // V_O: ascending
-  int64_t extent = 0;  // length of the axis the parts cut (rows: of the last operator's output)
+  int64_t extent = 0;  // length of the axis the parts cut (rows, tokens: of the last operator's output)
   int64_t tile = 0;    // elements of it per part; the last part may be shorter
 
   int64_t count_parts() const { return tile > 0 ? (extent + tile - 1) / tile : 0; }  // n

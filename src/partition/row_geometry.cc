@@ -17,10 +17,6 @@ struct RowReader {
 
 tl::unexpected<Diag> reject(const std::string& why) { return fail(why, ExitCode::kInternal); }
 
-int64_t count_row_bytes(const ir::Tensor& tensor) {
-  return tensor.shape.size() >= 2 && tensor.shape[1] > 0 ? tensor.size_bytes() / tensor.shape[1] : tensor.size_bytes();
-}
-
 }  // namespace
 
 const TensorRows* RowGeometry::find(ir::TensorId tensor) const {
@@ -30,21 +26,178 @@ const TensorRows* RowGeometry::find(ir::TensorId tensor) const {
   return nullptr;
 }
 
-std::optional<ir::Window> find_row_window(const ir::Graph& graph, const ir::Node& node, size_t input_index) {
-  const ir::Tensor& input = graph.input_tensor(node, input_index);
-  if (input.shape.size() < 2 || input.shape[1] == 1) return ir::Window{};  // no rows to follow: one row, read whole
-  const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
-  for (const ir::AxisLink& link : map.links) {
-    if (link.output_axis != 1 || link.input_index != static_cast<int>(input_index) || link.input_axis != 1) continue;
-    if (link.broadcast || link.role == ir::AxisRole::kIdentity) return ir::Window{};
-    if (link.role == ir::AxisRole::kWindow) return link.window;
+int find_sink_axis(PartitionAxis axis, const ir::Tensor& sink) {
+  const int rank = static_cast<int>(sink.shape.size());
+  switch (axis) {
+    case PartitionAxis::kRows: return rank == 4 ? 1 : -1;
+    case PartitionAxis::kTokens: return rank == 2 || rank == 3 ? rank - 2 : -1;
+    case PartitionAxis::kChannels: return -1;
   }
-  return std::nullopt;
+  return -1;
+}
+
+namespace {
+
+tl::unexpected<Diag> fail_axes(const ir::Node& node, const std::string& problem) {
+  Diag diag;
+  diag.code = ExitCode::kBadCommandLine;
+  diag.node = node.name;
+  diag.op = std::string(ir::op_type_name(node.op));
+  diag.message = "no loop over rows or tokens through it: " + problem;
+  return tl::unexpected<Diag>(std::move(diag));
+}
+
+bool reduces(const ir::AxisMap& map, int input_index, int input_axis) {
+  return std::any_of(map.reduced.begin(), map.reduced.end(), [&](const ir::AxisMap::Reduced& r) {
+    return r.input_index == input_index && r.input_axis == input_axis;
+  });
+}
+
+// The link of output axis `axis` to an axis of input `k` that a loop can
+// follow (an identity or a window, not reduced), or nullptr.
+const ir::AxisLink* find_walk_link(const ir::AxisMap& map, int axis, int k) {
+  for (const ir::AxisLink& link : map.links) {
+    if (link.output_axis != axis || link.input_index != k || reduces(map, k, link.input_axis)) continue;
+    if (link.role == ir::AxisRole::kIdentity || link.role == ir::AxisRole::kWindow) return &link;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::vector<LoopOperatorAxes>> find_loop_axes(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                                     const std::vector<int>& ops, int sink_axis, bool whole_reads) {
+  TINYFIT_CHECK(!ops.empty()) << "a loop of no operators";
+  const std::vector<ir::NodeId> producers = graph.compute_producers();
+  std::vector<LoopOperatorAxes> result;
+  std::map<ir::TensorId, size_t> made_at;
+  for (int op : ops) {
+    LoopOperatorAxes o;
+    o.op = op;
+    o.node = &graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(op)).node));
+    if (o.node->outputs.size() != 1) {
+      return fail_axes(*o.node, "it has " + std::to_string(o.node->outputs.size()) + " outputs");
+    }
+    o.output = o.node->outputs.front();
+    made_at[o.output] = result.size();
+    result.push_back(std::move(o));
+  }
+  if (sink_axis < 0) return fail_axes(*result.back().node, "its output has no rows or tokens to walk");
+  result.back().output_axis = sink_axis;
+  for (size_t j = result.size(); j-- > 0;) {
+    LoopOperatorAxes& o = result[j];
+    if (o.output_axis < 0) return fail_axes(*o.node, "no later operator of the loop reads its output by rows");
+    if (!whole_reads && graph.tensor(o.output).shape.size() != 4) {
+      return fail_axes(*o.node, "its output is not one NHWC tensor");
+    }
+    const ir::AxisMap map = ir::op_decl(o.node->op).map_axes(graph, *o.node);
+    for (size_t k = 0; k < o.node->inputs.size(); ++k) {
+      const ir::TensorId t = o.node->inputs[k];
+      if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
+      LoopRead read;
+      read.tensor = t;
+      if (const ir::AxisLink* link = find_walk_link(map, o.output_axis, static_cast<int>(k))) {
+        read.axis = link->input_axis;
+        read.role = link->role;
+        read.window = link->role == ir::AxisRole::kWindow ? link->window : ir::Window{};
+        read.broadcast = link->broadcast || graph.tensor(t).shape[static_cast<size_t>(link->input_axis)] == 1;
+      }
+      if (!whole_reads && (read.axis < 0 || graph.tensor(t).shape.size() != 4)) {
+        return fail_axes(*o.node, "its output rows do not map to rows of input '" + graph.tensor(t).name + "'");
+      }
+      // Through Reshapes (aliases) back to the tensor that owns the buffer.
+      ir::TensorId source = t;
+      int source_axis = read.axis;
+      while (!made_at.count(source)) {
+        const ir::NodeId producer = producers[static_cast<size_t>(source)];
+        if (producer < 0) break;
+        const ir::Node& alias = graph.nodes[static_cast<size_t>(producer)];
+        if (!ir::op_decl(alias.op).is_alias) break;
+        const ir::AxisMap alias_map = ir::op_decl(alias.op).map_axes(graph, alias);
+        const ir::AxisLink* link = source_axis < 0 ? nullptr : find_walk_link(alias_map, source_axis, 0);
+        source_axis = link == nullptr ? -1 : link->input_axis;
+        source = alias.inputs.front();
+      }
+      if (made_at.count(source)) {
+        if (made_at.at(source) >= j) return fail_axes(*o.node, "it reads a tensor the loop makes later");
+        if (source_axis < 0) {
+          return fail_axes(*o.node, "it reads '" + graph.tensor(t).name + "', made in the loop, whole");
+        }
+        LoopOperatorAxes& producer_axes = result[made_at.at(source)];
+        if (producer_axes.output_axis >= 0 && producer_axes.output_axis != source_axis) {
+          return fail_axes(*o.node, "its readers walk two axes of '" + graph.tensor(source).name + "'");
+        }
+        producer_axes.output_axis = source_axis;
+        read.source = source;
+        read.source_axis = source_axis;
+      }
+      o.reads.push_back(read);
+    }
+  }
+  return result;
+}
+
+std::vector<int> select_loop_operators(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                       const std::vector<int>& ops, int sink_axis) {
+  if (ops.empty() || sink_axis < 0) return {};
+  const std::vector<ir::NodeId> producers = graph.compute_producers();
+  std::map<ir::TensorId, size_t> made_at;
+  std::vector<const ir::Node*> nodes;
+  for (int op : ops) {
+    const ir::Node& node = graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(op)).node));
+    for (ir::TensorId t : node.outputs) made_at[t] = nodes.size();
+    nodes.push_back(&node);
+  }
+  std::vector<int> axis(ops.size(), -1);  // walked output axis of each chosen operator
+  axis.back() = sink_axis;
+  for (size_t j = ops.size(); j-- > 0;) {
+    if (axis[j] < 0) continue;
+    const ir::Node& node = *nodes[j];
+    const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const ir::TensorId t = node.inputs[k];
+      if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
+      const ir::AxisLink* link = find_walk_link(map, axis[j], static_cast<int>(k));
+      if (link == nullptr || link->broadcast) continue;
+      ir::TensorId source = t;
+      int source_axis = link->input_axis;
+      while (!made_at.count(source) && source_axis >= 0) {
+        const ir::NodeId producer = producers[static_cast<size_t>(source)];
+        if (producer < 0 || !ir::op_decl(graph.nodes[static_cast<size_t>(producer)].op).is_alias) break;
+        const ir::Node& alias = graph.nodes[static_cast<size_t>(producer)];
+        const ir::AxisMap alias_map = ir::op_decl(alias.op).map_axes(graph, alias);
+        const ir::AxisLink* through = find_walk_link(alias_map, source_axis, 0);
+        source_axis = through == nullptr ? -1 : through->input_axis;
+        source = alias.inputs.front();
+      }
+      const auto found = made_at.find(source);
+      if (found != made_at.end() && found->second < j && source_axis >= 0 && axis[found->second] < 0) {
+        axis[found->second] = source_axis;
+      }
+    }
+  }
+  // Convex: no operator left out both depends on a chosen one and feeds one.
+  std::vector<bool> depends(ops.size(), false);
+  std::vector<int> chosen;
+  for (size_t j = 0; j < ops.size(); ++j) {
+    for (int b : bg.operators[static_cast<size_t>(ops[j])].inputs) {
+      const int maker = bg.buffers[static_cast<size_t>(b)].producer;
+      const auto at = std::lower_bound(ops.begin(), ops.end(), maker);
+      if (at == ops.end() || *at != maker) continue;
+      const auto i = static_cast<size_t>(at - ops.begin());
+      if (axis[i] >= 0 || depends[i]) {
+        if (axis[j] >= 0 && axis[i] < 0) return {};  // a chosen operator reads one left out that depends on the loop
+        depends[j] = true;
+      }
+    }
+    if (axis[j] >= 0) chosen.push_back(ops[j]);
+  }
+  return chosen;
 }
 
 Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis::BufferGraph& bg,
                                          const PartitionScheme& scheme) {
-  TINYFIT_CHECK(scheme.axis == PartitionAxis::kRows && scheme.tile >= 1 && scheme.extent >= 1)
+  TINYFIT_CHECK(scheme.axis != PartitionAxis::kChannels && scheme.tile >= 1 && scheme.extent >= 1)
       << "row geometry of a " << partition_axis_name(scheme.axis) << " scheme";
   RowGeometry geometry;
   geometry.extent = scheme.extent;
@@ -52,44 +205,49 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   geometry.iterations = scheme.count_parts();
   const auto iterations = static_cast<size_t>(geometry.iterations);
 
+  const ir::Node& last_node =
+      graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(scheme.operators.back())].node)];
+  const int sink_axis = find_sink_axis(scheme.axis, graph.output_tensor(last_node, 0));
+  Result<std::vector<LoopOperatorAxes>> found_axes =
+      find_loop_axes(graph, bg, scheme.operators, sink_axis, scheme.axis == PartitionAxis::kTokens);
+  if (!found_axes) return reject(found_axes.error().message);
+  const std::vector<LoopOperatorAxes>& axes = *found_axes;
+
   // The body: operators in order, their nodes, and what each makes.
   std::vector<const ir::Node*> body;
   std::map<ir::TensorId, size_t> made_at;  // tensor -> body index of its producer
-  for (int op : scheme.operators) {
-    const ir::Node& node = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(op)].node)];
-    for (ir::TensorId t : node.outputs) {
-      if (graph.tensor(t).shape.size() < 3) return reject("'" + node.name + "' makes a tensor without rows");
-      made_at[t] = body.size();
-    }
-    body.push_back(&node);
+  std::map<ir::TensorId, int> axis_of;     // walked axis of every tensor the loop makes or reads by rows
+  for (const LoopOperatorAxes& o : axes) {
+    made_at[o.output] = body.size();
+    axis_of[o.output] = o.output_axis;
+    body.push_back(o.node);
   }
+  auto rows_of = [&](ir::TensorId t) {
+    const auto found = axis_of.find(t);
+    return found == axis_of.end() || found->second < 0 ? 1 : graph.tensor(t).shape[static_cast<size_t>(found->second)];
+  };
 
   // Inputs of the loop are held whole; every read of a tensor made inside is
   // noted for the backward pass.
   std::map<ir::TensorId, std::vector<RowReader>> readers;
   std::vector<ir::TensorId> inputs;
   for (size_t b = 0; b < body.size(); ++b) {
-    const ir::Node& node = *body[b];
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const ir::TensorId t = node.inputs[i];
-      if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
-      const std::optional<ir::Window> window = find_row_window(graph, node, i);
-      if (!window) return reject("'" + node.name + "' does not map its rows to the rows of input " + std::to_string(i));
-      if (made_at.count(t)) {
-        readers[t].push_back({b, node.outputs.front(), *window});
+    for (const LoopRead& read : axes[b].reads) {
+      if (read.source != ir::kNoTensor) {
+        readers[read.source].push_back({b, body[b]->outputs.front(), read.broadcast ? ir::Window{} : read.window});
       } else {
-        inputs.push_back(t);
+        inputs.push_back(read.tensor);
+        if (read.axis >= 0) axis_of.emplace(read.tensor, read.axis);
       }
     }
   }
   std::sort(inputs.begin(), inputs.end());
   inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
   for (ir::TensorId t : inputs) {
-    const ir::Tensor& tensor = graph.tensor(t);
     TensorRows rows;
     rows.tensor = t;
-    rows.row_bytes = count_row_bytes(tensor);
-    rows.rows = rows.rows_held = tensor.shape.size() >= 2 ? tensor.shape[1] : 1;
+    rows.rows = rows.rows_held = rows_of(t);
+    rows.row_bytes = graph.tensor(t).size_bytes() / rows.rows;
     geometry.tensors.push_back(std::move(rows));
   }
 
@@ -97,7 +255,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   std::map<ir::TensorId, std::vector<int64_t>> end_of;
   for (size_t b = body.size(); b-- > 0;) {
     for (ir::TensorId t : body[b]->outputs) {
-      const int64_t rows = graph.tensor(t).shape[1];
+      const int64_t rows = rows_of(t);
       std::vector<int64_t> end(iterations, 0);
       const auto found = readers.find(t);
       if (found == readers.end()) {
@@ -132,8 +290,8 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
       TensorRows rows;
       rows.tensor = t;
       rows.producer = scheme.operators[b];
-      rows.row_bytes = count_row_bytes(tensor);
-      rows.rows = tensor.shape[1];
+      rows.rows = rows_of(t);
+      rows.row_bytes = tensor.size_bytes() / rows.rows;
       rows.end = end_of.at(t);
       rows.base.assign(iterations, 0);
       if (is_output(t)) {
@@ -149,7 +307,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
         int64_t need = rows.rows;
         for (const RowReader& r : reads) {
           const std::vector<int64_t>& reader_end = end_of.at(r.output);
-          const int64_t reader_rows = graph.tensor(r.output).shape[1];
+          const int64_t reader_rows = rows_of(r.output);
           const int64_t next = i == 0 ? 0 : reader_end[i - 1];
           if (next < reader_rows) need = std::min(need, ir::input_range(r.window, {next, reader_rows}, rows.rows).begin);
         }

@@ -69,14 +69,69 @@ struct RowGeometry {
   const TensorRows* find(ir::TensorId tensor) const;
 };
 
-// The window an operator reads input `input_index`'s rows through (identity
-// when the link is an identity), or nullopt when its output rows do not map
-// to that input's rows one range to one range (a reduction over rows, a
-// reshape that mixes them). An input whose rows are broadcast (extent 1) maps
-// to the identity of one row.
-std::optional<ir::Window> find_row_window(const ir::Graph& graph, const ir::Node& node, size_t input_index);
+// The axis a loop walks on each tensor (the rows of NHWC tensors, the tokens
+// of [.., tokens, features] ones), found from the operator declarations
+// (ir::OpDecl::map_axes) backwards from the sink: a reader's output axis
+// links to one axis of each input (an identity or a sliding window), and a
+// Reshape (an alias) passes an axis on when its declaration links it (the
+// same extent, the same element counts before and after it, so a range of
+// it is the same bytes in both shapes). An input none of whose axes the
+// walked output axis links to is read whole in every iteration (the keys and
+// values of attention in a loop over query tokens); it must come from before
+// the loop.
+//
+// How an operator of the loop reads one activation input:
+struct LoopRead {
+  ir::TensorId tensor = ir::kNoTensor;  // as the node names it (an alias of a loop tensor included)
+  int axis = -1;                        // the walked axis of `tensor`; -1: read whole every iteration
+  ir::AxisRole role = ir::AxisRole::kIdentity;  // kIdentity or kWindow
+  ir::Window window;
+  bool broadcast = false;  // the walked axis has extent 1: its one row is read by every output row
+  // The loop tensor whose buffer `tensor` is (itself, or the tensor a
+  // Reshape chain starts at), and the walked axis there; kNoTensor for an
+  // input from before the loop.
+  ir::TensorId source = ir::kNoTensor;
+  int source_axis = -1;
+};
 
-// What: the geometry of `scheme` (axis kRows).
+struct LoopOperatorAxes {
+  int op = -1;  // BufferGraph operator index
+  const ir::Node* node = nullptr;
+  ir::TensorId output = ir::kNoTensor;
+  int output_axis = -1;
+  std::vector<LoopRead> reads;  // one per activation input (present, not constant), node input order
+};
+
+// The walked axis of a loop's sink of `axis` kind: rows: axis 1 of an NHWC
+// tensor; tokens: the second-to-last axis of a rank-2 or rank-3 tensor; -1
+// otherwise.
+int find_sink_axis(PartitionAxis axis, const ir::Tensor& sink);
+
+// What: the walked axes of a loop over `ops` (BufferGraph operators in the
+// order the loop runs them; the last is the sink) whose sink walks
+// `sink_axis`.
+// Errors (kBadCommandLine, one line naming the node): an operator with
+// other than one output, an output no later operator reads through a walked
+// axis (except the sink's), two readers walking different axes of one tensor,
+// a loop tensor read whole or through an alias that does not keep the axis.
+// A row loop (`whole_reads` false) reads every input by rows: an input
+// without a link to the walked axis is an error there too.
+Result<std::vector<LoopOperatorAxes>> find_loop_axes(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                                     const std::vector<int>& ops, int sink_axis, bool whole_reads);
+
+// What: the operators of `ops` (BufferGraph indices, ascending: a topological
+// order) that a loop ending at the last one, walking `sink_axis` of its
+// output, runs by rows: the sink, and every operator whose output a chosen
+// one reads through a walked axis (find_loop_axes' links). The others (the
+// keys and values of attention, read whole) stay outside the loop. Empty when
+// the chosen set is not convex (an operator left out depends on the loop and
+// feeds it).
+// Guarantees: ascending; a subset of ops. O(ops x inputs x aliases).
+std::vector<int> select_loop_operators(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                       const std::vector<int>& ops, int sink_axis);
+
+// What: the geometry of `scheme` (axis kRows or kTokens; per tensor, the
+// axis find_loop_axes gives).
 // Requires: scheme from make_partition_scheme on this graph and bg.
 // Guarantees: every read of every call lies inside what its input's buffer
 // holds in that iteration (checked; a failure is an internal error), every

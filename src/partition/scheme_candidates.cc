@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <cstdlib>
 
 namespace tinyfit::partition {
 
@@ -28,6 +29,18 @@ std::vector<Stretch> list_candidate_stretches(const analysis::BufferGraph& bg, c
       if (p < cell_last) starts.push_back(p + 1);
     }
   }
+  // Also at an operator that reads only tensors from before the cell: what
+  // the stretch then leaves outside is made before it whatever crosses there
+  // (attention's queries after its keys and values).
+  for (int p = cell_first + 1; p <= cell_last && !getenv("NOSTARTS"); ++p) {
+    const std::vector<int>& inputs = bg.operators[static_cast<size_t>(p)].inputs;
+    const bool reads_before = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](int b) {
+      return bg.buffers[static_cast<size_t>(b)].producer < cell_first;
+    });
+    if (reads_before) starts.push_back(p);
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   std::set<int> anchors;  // operators of the cell that make or read a bottleneck tensor
   for (int b : bottleneck_buffers) {
     const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];

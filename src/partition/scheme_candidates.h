@@ -7,7 +7,9 @@
 // a bottleneck tensor, and lets make_partition_scheme derive A and check the
 // conditions. A stretch ends only where few buffers cross the order (at most
 // kStretchCutCrossing: a chain link, a residual block's skip beside its main
-// path, a NAS cell's end), so that what it hands on is small; of those ends,
+// path, a NAS cell's end), so that what it hands on is small; it starts after
+// such a position or at an operator that reads only tensors from before the
+// cell (attention's query projection after its keys and values); of those ends,
 // the few nearest each bottleneck operator on either side are tried (a
 // cell's bounds always). The search extends a stretch across cells by merging
 // it with a neighbouring scheme (search_motes_schemes).

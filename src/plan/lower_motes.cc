@@ -11,6 +11,15 @@
 
 namespace tinyfit::plan {
 
+LoopAxis to_loop_axis(partition::PartitionAxis axis) {
+  switch (axis) {
+    case partition::PartitionAxis::kRows: return LoopAxis::kRows;
+    case partition::PartitionAxis::kTokens: return LoopAxis::kTokens;
+    case partition::PartitionAxis::kChannels: return LoopAxis::kChannels;
+  }
+  return LoopAxis::kRows;
+}
+
 Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::BufferGraph& bg,
                                    const analysis::Order& base_order,
                                    const std::vector<partition::PartitionScheme>& schemes,
@@ -18,11 +27,11 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   std::vector<partition::LoopSummary> loops;
   std::vector<RowLoopSpec> specs;
   for (const partition::PartitionScheme& scheme : schemes) {
-    TINYFIT_CHECK(scheme.axis == partition::PartitionAxis::kRows) << "only row schemes are lowered";
+    TINYFIT_CHECK(scheme.axis != partition::PartitionAxis::kChannels) << "only row and token schemes are lowered";
     TINYFIT_ASSIGN_OR_RETURN(const partition::RowGeometry geometry,
                              partition::compute_row_geometry(graph, bg, scheme));
     loops.push_back({scheme.operators, geometry.internal_bytes(), partition::describe_scheme(bg, scheme)});
-    specs.push_back({scheme.operators, scheme.tile});
+    specs.push_back({scheme.operators, scheme.tile, to_loop_axis(scheme.axis)});
   }
   const partition::ContractedGraph cg = partition::contract_loops(bg, loops);
 

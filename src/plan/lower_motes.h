@@ -41,14 +41,17 @@ struct MotesPlan {
   std::string note;       // the order search's note
 };
 
-// What: the plan running `schemes` as row loops, ordered by the better of
+// The plan's loop axis of a scheme's axis.
+LoopAxis to_loop_axis(partition::PartitionAxis axis);
+
+// What: the plan running `schemes` as row (and token) loops, ordered by the better of
 // `base_order` contracted (contract_order) and the order search of the
 // fine-grained graph (both scored with the loops' internal bytes from
 // row_geometry.h). techniques gets "motes" (and "inplace" when merges were
 // made, "rowoverlap" when a loop declares an overlap).
 // Requires: bg == build_buffer_graph(graph), with its inplace_options;
-// base_order topological for bg; schemes from search_motes_schemes (row
-// schemes over disjoint, convex operator sets); options.order a known name.
+// base_order topological for bg; schemes from search_motes_schemes (row or
+// token schemes over disjoint, convex operator sets); options.order a known name.
 // Guarantees: verify_plan holds (before placement); count_plan_macs equals
 // count_graph_macs (no recomputation). Errors: what build_row_loop_plan
 // reports (exit 2 for a loop it cannot build).

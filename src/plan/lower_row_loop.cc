@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/op_decl.h"
+#include "partition/row_geometry.h"
 #include "plan/lowering_buffers.h"
 
 namespace tinyfit::plan {
@@ -12,10 +13,12 @@ namespace {
 // How one activation input of a loop operator follows the loop: the rows its
 // window (or the same rows) of the operator's output rows read.
 struct RowInput {
-  ir::TensorId tensor = ir::kNoTensor;
+  ir::TensorId tensor = ir::kNoTensor;  // as the node names it (maybe a reshape of a loop tensor)
+  int axis = -1;                        // its walked axis; -1: read whole in every iteration
   ir::AxisRole role = ir::AxisRole::kIdentity;  // kWindow or kIdentity
   ir::Window window;
   bool broadcast = false;  // one row, read whole by every output row
+  ir::TensorId source = ir::kNoTensor;  // the loop tensor whose buffer it is, or kNoTensor
 };
 
 // One operator of a row loop, in order.
@@ -23,6 +26,7 @@ struct LoopOperator {
   int op = -1;
   const ir::Node* node = nullptr;
   ir::TensorId output = ir::kNoTensor;
+  int axis = -1;                 // the walked axis of its output
   std::vector<RowInput> inputs;  // one per activation input, in node input order
   // The rows of its output computed by the end of the iteration, of the
   // chunk's end; the same bound of the chunk's begin ends what earlier
@@ -46,9 +50,15 @@ tl::unexpected<Diag> fail_loop(const ir::Node& node, const std::string& problem)
   return tl::unexpected<Diag>(std::move(diag));
 }
 
-// Bytes of `rows` rows of an NHWC tensor.
-int64_t count_rows_bytes(const ir::Tensor& tensor, int64_t rows) {
-  return tensor.shape[0] * rows * tensor.shape[2] * tensor.shape[3] * ir::dtype_size_bytes(tensor.dtype);
+// Bytes of `rows` indices of the tensor's walked `axis`.
+int64_t count_rows_bytes(const ir::Tensor& tensor, int axis, int64_t rows) {
+  return tensor.size_bytes() / tensor.shape[static_cast<size_t>(axis)] * rows;
+}
+
+// The tensor's shape with `rows` indices on `axis`.
+ir::Shape with_rows(ir::Shape shape, int axis, int64_t rows) {
+  shape[static_cast<size_t>(axis)] = rows;
+  return shape;
 }
 
 Bound taken_at(Bound bound, BoundOf of) {
@@ -75,34 +85,6 @@ BoundRange compose_input_rows(const RowInput& input, const Bound& rows, int64_t 
   const Bound first = taken_at(rows, BoundOf::kChunkBegin), last = taken_at(rows, BoundOf::kChunkEnd);
   if (input.role == ir::AxisRole::kWindow) return compose_window(first, last, input.window, input_rows);
   return {first, last};
-}
-
-Result<std::vector<RowInput>> describe_row_inputs(const ir::Graph& graph, const ir::Node& node) {
-  if (node.outputs.size() != 1 || graph.output_tensor(node, 0).shape.size() != 4) {
-    return fail_loop(node, "its output is not one NHWC tensor");
-  }
-  const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
-  std::vector<RowInput> inputs;
-  for (size_t k = 0; k < node.inputs.size(); ++k) {
-    const ir::TensorId t = node.inputs[k];
-    if (t == ir::kNoTensor || graph.tensor(t).is_constant) continue;
-    RowInput input;
-    input.tensor = t;
-    bool linked = false;
-    for (const ir::AxisLink& link : map.links) {
-      if (link.output_axis != 1 || link.input_index != static_cast<int>(k) || link.input_axis != 1) continue;
-      if (link.role != ir::AxisRole::kWindow && link.role != ir::AxisRole::kIdentity) continue;
-      linked = true;
-      input.role = link.role;
-      input.window = link.window;
-      input.broadcast = link.broadcast;
-    }
-    if (!linked || graph.tensor(t).shape.size() != 4) {
-      return fail_loop(node, "its output rows do not map to rows of input '" + graph.tensor(t).name + "'");
-    }
-    inputs.push_back(input);
-  }
-  return inputs;
 }
 
 // The spec's operators in order, with the positions they occupy there.
@@ -132,10 +114,10 @@ class RowLoopLowering {
   void lower_whole(int op_index) { plan_.steps.push_back(Step{buffers_.make_whole_call(op_index)}); }
 
   // `ops` in order.
-  Status lower_loop(const std::vector<int>& ops, int64_t tile) {
-    TINYFIT_ASSIGN_OR_RETURN(std::vector<LoopOperator> loop_ops, describe_operators(ops));
+  Status lower_loop(const std::vector<int>& ops, int64_t tile, LoopAxis axis) {
+    TINYFIT_ASSIGN_OR_RETURN(std::vector<LoopOperator> loop_ops, describe_operators(ops, axis));
     const LoopOperator& sink = loop_ops.back();
-    const int64_t extent = graph_.tensor(sink.output).shape[1];
+    const int64_t extent = graph_.tensor(sink.output).shape[static_cast<size_t>(sink.axis)];
     if (tile < 1 || tile > extent) {
       return fail_loop(*sink.node, "a tile of " + std::to_string(tile) + " of " + std::to_string(extent) + " rows");
     }
@@ -155,8 +137,8 @@ class RowLoopLowering {
       }
     }
     Loop loop;
-    loop.name = "rows-" + std::to_string(loops_++);
-    loop.axis = LoopAxis::kRows;
+    loop.name = std::string(loop_axis_name(axis)) + "-" + std::to_string(loops_++);
+    loop.axis = axis;
     loop.extent = extent;
     loop.tile = tile;
     const int64_t loop_bytes_without_lag = size_loop_buffers(loop_ops, loop);
@@ -178,7 +160,7 @@ class RowLoopLowering {
       KernelCall call;
       call.node = bg_.operators[static_cast<size_t>(lo.op)].node;
       for (const RowInput& input : lo.inputs) call.inputs.push_back(make_input_view(input, lo, loop_ops));
-      call.outputs.push_back(make_rows_view(lo.output, lo.rows, find(loop_ops, lo.output)));
+      call.outputs.push_back(make_rows_view(lo.output, lo.axis, lo.rows, &lo));
       call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(lo.op)]);
       loop.body.push_back(Step{std::move(call)});
     }
@@ -193,30 +175,31 @@ class RowLoopLowering {
   }
 
  private:
-  Result<std::vector<LoopOperator>> describe_operators(const std::vector<int>& ops) const {
+  Result<std::vector<LoopOperator>> describe_operators(const std::vector<int>& ops, LoopAxis axis) const {
+    const ir::Node& sink = graph_.nodes.at(static_cast<size_t>(bg_.operators.at(static_cast<size_t>(ops.back())).node));
+    if (sink.outputs.size() != 1) return fail_loop(sink, "it has " + std::to_string(sink.outputs.size()) + " outputs");
+    const partition::PartitionAxis walked =
+        axis == LoopAxis::kTokens ? partition::PartitionAxis::kTokens : partition::PartitionAxis::kRows;
+    if (axis != LoopAxis::kRows && axis != LoopAxis::kTokens) {
+      return fail_loop(sink, "a loop over " + std::string(loop_axis_name(axis)) + " is not a row loop");
+    }
+    TINYFIT_ASSIGN_OR_RETURN(
+        const std::vector<partition::LoopOperatorAxes> axes,
+        partition::find_loop_axes(graph_, bg_, ops, partition::find_sink_axis(walked, graph_.output_tensor(sink, 0)),
+                                  axis == LoopAxis::kTokens));
     std::vector<LoopOperator> loop_ops;
-    for (int op : ops) {
+    for (const partition::LoopOperatorAxes& o : axes) {
       LoopOperator lo;
-      lo.op = op;
-      lo.node = &graph_.nodes.at(static_cast<size_t>(bg_.operators.at(static_cast<size_t>(op)).node));
-      TINYFIT_ASSIGN_OR_RETURN(lo.inputs, describe_row_inputs(graph_, *lo.node));
-      lo.output = lo.node->outputs[0];
+      lo.op = o.op;
+      lo.node = o.node;
+      lo.output = o.output;
+      lo.axis = o.output_axis;
       const int out_buffer = buffer_of(lo.output);
-      for (const RowInput& input : lo.inputs) {
-        if (buffer_of(input.tensor) == out_buffer) return fail_loop(*lo.node, "it runs in place");
+      for (const partition::LoopRead& read : o.reads) {
+        if (buffer_of(read.tensor) == out_buffer) return fail_loop(*lo.node, "it runs in place");
+        lo.inputs.push_back({read.tensor, read.axis, read.role, read.window, read.broadcast, read.source});
       }
       loop_ops.push_back(std::move(lo));
-    }
-    // Rows of a loop's tensor are read through that tensor itself, never
-    // through a reshape of its buffer (whose rows are other elements).
-    for (const LoopOperator& reader : loop_ops) {
-      for (const RowInput& input : reader.inputs) {
-        for (const LoopOperator& producer : loop_ops) {
-          if (input.tensor != producer.output && buffer_of(input.tensor) == buffer_of(producer.output)) {
-            return fail_loop(*reader.node, "it reads a reshape of a tensor the loop computes");
-          }
-        }
-      }
     }
     return loop_ops;
   }
@@ -238,12 +221,12 @@ class RowLoopLowering {
     loop_ops.back().rows = {BoundOf::kChunkEnd, 1, -lag, 0, extent};
     for (size_t j = loop_ops.size() - 1; j-- > 0;) {
       LoopOperator& lo = loop_ops[j];
-      const int64_t rows = graph_.tensor(lo.output).shape[1];
+      const int64_t rows = graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)];
       bool read = false, read_whole = false;
       Bound need, keep;
       for (size_t c = j + 1; c < loop_ops.size(); ++c) {
         for (const RowInput& input : loop_ops[c].inputs) {
-          if (input.tensor != lo.output) continue;
+          if (input.source != lo.output) continue;
           const BoundRange range = compose_input_rows(input, loop_ops[c].rows, rows);
           // A broadcast row is read whole by every row: all of it at once.
           const Bound last = input.broadcast ? Bound{BoundOf::kChunkEnd, 0, rows, 0, rows} : range.last;
@@ -263,11 +246,9 @@ class RowLoopLowering {
         only_loop_reads = only_loop_reads && std::any_of(loop_ops.begin(), loop_ops.end(),
                                                          [&](const LoopOperator& o) { return o.op == consumer; });
       }
-      for (size_t t = 0; t < graph_.tensors.size(); ++t) {
-        const bool alias = static_cast<ir::TensorId>(t) != lo.output &&
-                           bg_.buffer_of_tensor[t] == buffer_of(lo.output);
-        only_loop_reads = only_loop_reads && !alias;  // a reshape of it reads the whole layout
-      }
+      // A reshape of it read in the loop keeps the walked axis
+      // (find_loop_axes), so its rows are the same bytes; one read after the
+      // loop makes the buffer's reader outside it.
       lo.in_rows = only_loop_reads;
       lo.keep = keep;
     }
@@ -292,7 +273,7 @@ class RowLoopLowering {
         lo.held_rows = std::max(lo.held_rows, evaluate_bound(lo.rows, chunk, loop.extent) - kept);
         lo.needs_copy = lo.needs_copy || kept < done;
       }
-      bytes += count_rows_bytes(graph_.tensor(lo.output), lo.held_rows);
+      bytes += count_rows_bytes(graph_.tensor(lo.output), lo.axis, lo.held_rows);
     }
     return bytes;
   }
@@ -306,17 +287,19 @@ class RowLoopLowering {
     buffer.name = tensor.name + ":rows";
     buffer.role = lo.needs_copy ? BufferRole::kCarried : BufferRole::kPartial;
     buffer.dtype = tensor.dtype;
-    buffer.bytes = count_rows_bytes(tensor, lo.held_rows);
+    buffer.bytes = count_rows_bytes(tensor, lo.axis, lo.held_rows);
     lo.buffer = buffers_.add(std::move(buffer));
   }
 
-  // A view of `rows` of tensor t: a slice of its whole buffer, or its rows in
-  // the loop buffer of `producer`, which holds them ending at its last
-  // row, H(e), at position held_rows (docs/row_loops.md).
-  View make_rows_view(ir::TensorId t, const BoundRange& rows, const LoopOperator* producer) {
+  // A view of `rows` of tensor t on its walked `axis`: a slice of its whole
+  // buffer, or its rows in the loop buffer of `producer` (t is the
+  // producer's output or a reshape of it that keeps the axis), which holds
+  // them ending at its last row, H(e), at position held_rows
+  // (docs/row_loops.md).
+  View make_rows_view(ir::TensorId t, int axis, const BoundRange& rows, const LoopOperator* producer) {
     const ir::Tensor& tensor = graph_.tensor(t);
     Sweep sweep;
-    sweep.axis = 1;
+    sweep.axis = axis;
     sweep.first = rows.first;
     sweep.last = rows.last;
     if (producer == nullptr || !producer->in_rows) {
@@ -325,20 +308,22 @@ class RowLoopLowering {
       view.sweeps.push_back(sweep);
       return view;
     }
-    View view = make_dense_view(producer->buffer, {tensor.shape[0], producer->held_rows, tensor.shape[2], tensor.shape[3]});
+    View view = make_dense_view(producer->buffer, with_rows(tensor.shape, axis, producer->held_rows));
     view.shape = tensor.shape;
     sweep.base = shifted(taken_at(producer->rows, BoundOf::kChunkEnd), -producer->held_rows);
     view.sweeps.push_back(sweep);
     return view;
   }
-  View make_rows_view(ir::TensorId t, const Bound& rows, const LoopOperator* producer) {
-    return make_rows_view(t, {taken_at(rows, BoundOf::kChunkBegin), taken_at(rows, BoundOf::kChunkEnd)}, producer);
+  View make_rows_view(ir::TensorId t, int axis, const Bound& rows, const LoopOperator* producer) {
+    return make_rows_view(t, axis, {taken_at(rows, BoundOf::kChunkBegin), taken_at(rows, BoundOf::kChunkEnd)},
+                          producer);
   }
 
   View make_input_view(const RowInput& input, const LoopOperator& reader, const std::vector<LoopOperator>& loop_ops) {
-    if (input.broadcast) return whole_view(input.tensor);
-    const int64_t rows = graph_.tensor(input.tensor).shape[1];
-    return make_rows_view(input.tensor, compose_input_rows(input, reader.rows, rows), find(loop_ops, input.tensor));
+    if (input.broadcast || input.axis < 0) return whole_view(input.tensor);
+    const int64_t rows = graph_.tensor(input.tensor).shape[static_cast<size_t>(input.axis)];
+    return make_rows_view(input.tensor, input.axis, compose_input_rows(input, reader.rows, rows),
+                          find(loop_ops, input.source));
   }
 
   // BlockConcat (MOTES §4.4): the rows [keep, H(b)) that this iteration's
@@ -346,7 +331,7 @@ class RowLoopLowering {
   // at H(b)) to where this iteration's rows end (at H(e)): toward the front.
   KernelCall make_block_concat(const LoopOperator& lo) {
     const Bound done = taken_at(lo.rows, BoundOf::kChunkBegin);
-    View from = make_rows_view(lo.output, {lo.keep, done}, &lo);
+    View from = make_rows_view(lo.output, lo.axis, {lo.keep, done}, &lo);
     View to = from;
     from.sweeps[0].base = shifted(done, -lo.held_rows);
     KernelCall copy;
@@ -392,7 +377,8 @@ Result<Plan> build_row_loop_plan(const ir::Graph& graph, const analysis::BufferG
     if (l < 0) {
       lowering.lower_whole(op);
     } else if (ordered[static_cast<size_t>(l)].front() == op) {
-      TINYFIT_RETURN_IF_ERROR(lowering.lower_loop(ordered[static_cast<size_t>(l)], loops[static_cast<size_t>(l)].tile));
+      TINYFIT_RETURN_IF_ERROR(lowering.lower_loop(ordered[static_cast<size_t>(l)], loops[static_cast<size_t>(l)].tile,
+                                                  loops[static_cast<size_t>(l)].axis));
     }
   }
   return lowering.finish();

@@ -41,6 +41,10 @@ struct RowLoopSpec {
   // loop walks; every other one feeds a later operator of the run.
   std::vector<int> ops;
   int64_t tile = 1;  // output rows of the sink per iteration, 1 <= tile <= its rows
+  // kRows: NHWC rows; kTokens: the tokens of [.., tokens, features] tensors,
+  // on whichever axis each tensor holds them (partition/row_geometry.h
+  // find_loop_axes).
+  LoopAxis axis = LoopAxis::kRows;
 };
 
 // Whether `spec` can run as a row loop in `order`: every operator has one

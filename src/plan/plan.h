@@ -81,8 +81,9 @@ struct PlanBuffer {
 
 // What a loop walks (for dumps, the latency model and kernel choice). A sweep
 // on a view follows a loop on the matching axis: rows and cols are axes 1 and
-// 2 of an NHWC view, channels the last axis, tokens the second-to-last of a
-// [.., tokens, features] view.
+// 2 of an NHWC view, channels the last axis; tokens are on whichever axis a
+// tensor's layout holds them (the second-to-last of [.., tokens, features],
+// the first of attention's [tokens, heads, head features]).
 enum class LoopAxis { kRows, kCols, kChannels, kTokens };
 std::string_view loop_axis_name(LoopAxis axis);
 

@@ -17,15 +17,19 @@ std::string range_text(ir::Range range) {
   return "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")";
 }
 
-// The view axis a loop over `axis` walks in a view of `rank`, or -1.
-int walked_view_axis(LoopAxis axis, int rank) {
+// Whether a loop over `axis` may sweep view axis `view_axis` of a view of
+// `rank`: rows and cols are axes 1 and 2 of NHWC, channels the last axis;
+// tokens are wherever a tensor's layout holds them ([tokens, features],
+// [heads, tokens, head features], [tokens, heads, head features]: the
+// operator declarations decide, partition/row_geometry.h find_loop_axes).
+bool walks_view_axis(LoopAxis axis, int rank, int view_axis) {
   switch (axis) {
-    case LoopAxis::kRows: return rank == 4 ? 1 : -1;
-    case LoopAxis::kCols: return rank == 4 ? 2 : -1;
-    case LoopAxis::kChannels: return rank - 1;
-    case LoopAxis::kTokens: return rank >= 2 ? rank - 2 : -1;
+    case LoopAxis::kRows: return rank == 4 && view_axis == 1;
+    case LoopAxis::kCols: return rank == 4 && view_axis == 2;
+    case LoopAxis::kChannels: return view_axis == rank - 1;
+    case LoopAxis::kTokens: return view_axis >= 0 && view_axis < rank;
   }
-  return -1;
+  return false;
 }
 
 bool is_monotone(const Bound& bound) { return bound.scale >= 0 && bound.low <= bound.high; }
@@ -67,7 +71,7 @@ Status check_view_structure(const ir::Graph& graph, const Plan& plan, const Kern
       return fail_plan(where + ": out of range or swept twice");
     }
     swept[static_cast<size_t>(sweep.axis)] = true;
-    if (walked_view_axis(loop.axis, view.rank()) != sweep.axis) {
+    if (!walks_view_axis(loop.axis, view.rank(), sweep.axis)) {
       return fail_plan(where + " '" + loop.name + "', which walks " + std::string(loop_axis_name(loop.axis)));
     }
     if (!is_monotone(sweep.first) || !is_monotone(sweep.last) || !is_monotone(sweep.base)) {
