@@ -4,7 +4,6 @@
 #include <cmath>
 #include <numeric>
 #include <set>
-#include <cstdlib>
 
 namespace tinyfit::partition {
 
@@ -32,7 +31,7 @@ std::vector<Stretch> list_candidate_stretches(const analysis::BufferGraph& bg, c
   // Also at an operator that reads only tensors from before the cell: what
   // the stretch then leaves outside is made before it whatever crosses there
   // (attention's queries after its keys and values).
-  for (int p = cell_first + 1; p <= cell_last && !getenv("NOSTARTS"); ++p) {
+  for (int p = cell_first + 1; p <= cell_last; ++p) {
     const std::vector<int>& inputs = bg.operators[static_cast<size_t>(p)].inputs;
     const bool reads_before = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](int b) {
       return bg.buffers[static_cast<size_t>(b)].producer < cell_first;
