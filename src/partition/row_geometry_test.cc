@@ -118,7 +118,8 @@ TEST(RowGeometry, EveryTensorButTheSinkIsReadInTheLoop) {
   g.output(add_conv(g, x, 3, 2, 1));
   Result<RowGeometry> geometry = compute(g, {0, 1}, 1);
   ASSERT_FALSE(geometry);
-  EXPECT_NE(geometry.error().message.find("not its last output"), std::string::npos) << geometry.error().message;
+  EXPECT_NE(geometry.error().message.find("no later operator of the loop reads its output"), std::string::npos)
+      << geometry.error().message;
 }
 
 TEST(RowGeometry, AReductionOverRowsIsAValidSchemeButNotARowLoop) {
@@ -133,7 +134,109 @@ TEST(RowGeometry, AReductionOverRowsIsAValidSchemeButNotARowLoop) {
   g.output(g.node(OpType::kMean, {a}, mean));
   Result<RowGeometry> geometry = compute(g, {0, 1}, 2);
   ASSERT_FALSE(geometry);
-  EXPECT_NE(geometry.error().message.find("does not map its rows"), std::string::npos) << geometry.error().message;
+  EXPECT_NE(geometry.error().message.find("rows do not map to rows of input"), std::string::npos)
+      << geometry.error().message;
+}
+
+// --- Token loops: attention by query tokens -----------------------------------
+
+// x [T=8, D=4] -> q, k, v = FullyConnected(x); heads split by Reshape to
+// [8, 2, 2] + Transpose (q, v to [2, 8, 2]; k to [2, 2, 8]); s = q x k
+// ([2, 8, 8]); p = Softmax(s, axis 2); c = p x v ([2, 8, 2]); Transpose to
+// [8, 2, 2], Reshape to [8, 4], output projection o (FullyConnected).
+// Operators in order: 0 q, 1 k, 2 v, 3 q heads, 4 k heads, 5 v heads, 6 s,
+// 7 p, 8 c, 9 c tokens, 10 o.
+struct Attention {
+  TestGraph g;
+  ir::TensorId x, q, k, kh, s, p, c, ct, merged, o;
+};
+
+Attention make_attention() {
+  Attention a;
+  TestGraph& g = a.g;
+  a.x = g.input({8, 4});
+  auto dense = [&](ir::TensorId x) { return g.node(OpType::kFullyConnected, {x, g.constant({4, 4})}); };
+  a.q = dense(a.x);
+  a.k = dense(a.x);
+  const ir::TensorId v = dense(a.x);
+  const ir::TensorId qh = g.node(OpType::kTranspose, {g.reshape(a.q, {8, 2, 2})}, ir::TransposeAttrs{{1, 0, 2}});
+  a.kh = g.node(OpType::kTranspose, {g.reshape(a.k, {8, 2, 2})}, ir::TransposeAttrs{{1, 2, 0}});
+  const ir::TensorId vh = g.node(OpType::kTranspose, {g.reshape(v, {8, 2, 2})}, ir::TransposeAttrs{{1, 0, 2}});
+  a.s = g.node(OpType::kMatMul, {qh, a.kh}, ir::MatMulAttrs{});
+  a.p = g.node(OpType::kSoftmax, {a.s}, ir::SoftmaxAttrs{2, 1.0f});
+  a.c = g.node(OpType::kMatMul, {a.p, vh}, ir::MatMulAttrs{});
+  a.ct = g.node(OpType::kTranspose, {a.c}, ir::TransposeAttrs{{1, 0, 2}});
+  a.merged = g.reshape(a.ct, {8, 4});
+  a.o = dense(a.merged);
+  g.output(a.o);
+  return a;
+}
+
+TEST(LoopAxes, AQueryTokenLoopRunsOnlyWhatTheSinksTokensNeedByTokens) {
+  // From the sink (o, axis 0) back: o reads c tokens' axis 0 through the
+  // Reshape; c tokens reads c's axis 1; c reads p's axis 1 (its M rows)
+  // and v heads whole (P x V sums over the keys); p reads s's axis 1 (not
+  // the Softmax's reduced axis 2); s reads q heads' axis 1 and k heads
+  // whole; q heads reads q's axis 0 through the Reshape. k, v and their
+  // heads stay outside.
+  const Attention a = make_attention();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(a.g.graph);
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const std::vector<int> chosen = select_loop_operators(a.g.graph, bg, all, 0);
+  EXPECT_EQ(chosen, (std::vector<int>{0, 3, 6, 7, 8, 9, 10}));
+  Result<std::vector<LoopOperatorAxes>> axes = find_loop_axes(a.g.graph, bg, chosen, 0, true);
+  ASSERT_TRUE(axes) << axes.error().message;
+  std::vector<int> output_axes;
+  for (const LoopOperatorAxes& o : *axes) output_axes.push_back(o.output_axis);
+  EXPECT_EQ(output_axes, (std::vector<int>{0, 1, 1, 1, 1, 0, 0}));
+  const LoopOperatorAxes& scores = (*axes)[2];
+  ASSERT_EQ(scores.reads.size(), 2u);
+  EXPECT_EQ(scores.reads[1].tensor, a.kh);
+  EXPECT_EQ(scores.reads[1].axis, -1);  // the keys, whole
+  EXPECT_EQ(scores.reads[1].source, ir::kNoTensor);
+  const LoopOperatorAxes& query_heads = (*axes)[1];
+  ASSERT_EQ(query_heads.reads.size(), 1u);
+  EXPECT_EQ(query_heads.reads[0].source, a.q);  // through the Reshape
+  EXPECT_EQ(query_heads.reads[0].source_axis, 0);
+  // A row loop reads nothing whole.
+  EXPECT_FALSE(find_loop_axes(a.g.graph, bg, chosen, 0, false));
+}
+
+TEST(LoopAxes, TheKeysCannotRunByQueryTokens) {
+  // With k in the loop, the scores' keys axis would have to follow the query
+  // tokens: s reads k heads whole, which the loop makes.
+  const Attention a = make_attention();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(a.g.graph);
+  Result<std::vector<LoopOperatorAxes>> axes = find_loop_axes(a.g.graph, bg, {0, 1, 3, 4, 6, 7, 8, 9, 10}, 0, true);
+  ASSERT_FALSE(axes);
+  EXPECT_NE(axes.error().message.find("whole"), std::string::npos) << axes.error().message;
+}
+
+TEST(LoopAxes, TokenSchemeGeometryHoldsTheScoresOfOneTileOfQueries) {
+  // Tile 2 of 8 tokens: 4 iterations; the scores and probabilities live as
+  // 2 query rows of both heads (2 x 2 x 8 floats = 128 bytes each), nothing
+  // carried (no window), q held 2 rows (2 x 4 floats); c tokens too, read by
+  // o through the Reshape; only o is whole.
+  const Attention a = make_attention();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(a.g.graph);
+  Result<PartitionScheme> scheme =
+      make_partition_scheme(a.g.graph, bg, build_acg(a.g.graph), {0, 3, 6, 7, 8, 9, 10}, PartitionAxis::kTokens, 2);
+  ASSERT_TRUE(scheme) << scheme.error().message;
+  EXPECT_EQ(scheme->extent, 8);
+  EXPECT_EQ(scheme->outputs, (std::vector<ir::TensorId>{a.o}));
+  Result<RowGeometry> geometry = compute_row_geometry(a.g.graph, bg, *scheme);
+  ASSERT_TRUE(geometry) << geometry.error().message;
+  EXPECT_EQ(geometry->iterations, 4);
+  EXPECT_EQ(geometry->carried_bytes, 0);
+  EXPECT_EQ(geometry->copy_calls, 0);
+  const TensorRows* scores = geometry->find(a.s);
+  ASSERT_NE(scores, nullptr);
+  EXPECT_EQ(scores->holding, RowHolding::kPartial);
+  EXPECT_EQ(scores->rows_held, 2);
+  EXPECT_EQ(scores->rows_held * scores->row_bytes, 128);
+  EXPECT_EQ(geometry->find(a.q)->rows_held * geometry->find(a.q)->row_bytes, 2 * 4 * 4);
+  EXPECT_EQ(geometry->find(a.ct)->holding, RowHolding::kPartial);
+  EXPECT_EQ(geometry->find(a.o)->holding, RowHolding::kWhole);
 }
 
 }  // namespace
