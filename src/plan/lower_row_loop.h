@@ -48,16 +48,18 @@ struct RowLoopSpec {
 };
 
 // Whether `spec` can run as a row loop in `order`: every operator has one
-// NHWC output and every activation input NHWC whose rows its output rows map
-// to by a window or one to one (ir::OpDecl::map_axes; broadcast rows are read
-// whole); none runs in place. The error names the operator and the reason
-// (exit 2: a loop not built for it).
+// output. Rows: NHWC, and every activation input NHWC whose rows its output
+// rows map to by a window or one to one (ir::OpDecl::map_axes; broadcast rows
+// are read whole). Tokens: each tensor's token axis as find_loop_axes finds
+// it; an input without one (attention's keys and values) is read whole and
+// comes from before the loop. None runs in place. The error names the
+// operator and the reason (exit 2: a loop not built for it).
 Status check_row_loop(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& order,
                       const RowLoopSpec& spec);
 
 // What: the plan of `order` with one kWhole call per operator (as
 // build_operator_plan), except that each spec's operators run as one Loop
-// over rows (LoopAxis::kRows) at the position of its first operator:
+// over rows or tokens (spec.axis) at the position of its first operator:
 //  - an operator's output lives in rows of a loop buffer when only operators
 //    of its loop read it: kCarried when rows outlive an iteration (a kCopy
 //    moves the rows still needed to its front before the operator writes its
