@@ -118,6 +118,8 @@ struct KernelRow {
        tf_##T##_conv2d_im2col_rows__dsp},                                                                    \
       {#T, P::kIm2colDsp, Op::kConv2D, K::kAccumulate, "tf_" #T "_conv2d_im2col_accumulate__dsp",            \
        tf_##T##_conv2d_im2col_accumulate__dsp},                                                              \
+      {#T, P::kWindowDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_window__dsp",                         \
+       tf_##T##_conv2d_window__dsp},                                                                         \
       {#T, P::kPointwiseDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_1x1__dsp", tf_##T##_conv2d_1x1__dsp}, \
       {#T, P::kPointwiseDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_1x1_rows__dsp",                        \
        tf_##T##_conv2d_1x1_rows__dsp},                                                                       \

@@ -10,6 +10,7 @@
 
 #include "exec/reference/kernel.h"
 #include "exec/reference/quant_math.h"
+#include "plan/plan_walk.h"
 
 namespace tinyfit::exec {
 namespace {
@@ -338,6 +339,14 @@ ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvCon
   facts.in_channels = p.in_channels;
   facts.in_features = p.in_features;
   facts.call_in_channels = call.inputs[0].shape.back();
+  // A view's shape is the tensor's: a chunk's width is its loop's tile.
+  facts.call_out_channels = call.outputs[0].shape.back();
+  if (const plan::Sweep* sweep = call.outputs[0].find_sweep(call.outputs[0].rank() - 1)) {
+    const std::vector<const plan::Loop*> nest = plan::find_loop_nest(context.plan, call);
+    if (sweep->loop >= 0 && static_cast<size_t>(sweep->loop) < nest.size()) {
+      facts.call_out_channels = std::min(facts.call_out_channels, nest[static_cast<size_t>(sweep->loop)]->tile);
+    }
+  }
   facts.rows_contiguous = true;
   if (node.op == ir::OpType::kFullyConnected && p.in_features != p.in_channels) {
     // Features spanning (w, c) or (h, w, c): the view must be dense there.

@@ -21,6 +21,7 @@
 #include "analysis/inplace.h"
 #include "analysis/memory_profile.h"
 #include "exec/add_kernel_workspaces.h"
+#include "exec/conv_primitive.h"
 #include "exec/kernel_call.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
@@ -192,6 +193,7 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
       {"1x1", {1, 2, 2, 4}, 1, 1, 1, {}},                 // four pixels (one past it), K = 4
       {"1x1", {2, 2, 3, 5}, 1, 1, 1, {}},                 // batch 2, twelve pixels, K = 5
       {"1x1 stride 2", {1, 5, 4, 9}, 1, 2, 1, {}},        // K = 9
+      {"1x1", {1, 2, 3, 15}, 1, 1, 1, {}},                // K = 15: a step of eight, one of four, three alone
       {"3x3 same", {1, 5, 7, 3}, 3, 1, 1, {1, 1, 1, 1}},  // K = 27 (not a multiple of four)
       {"3x3 same", {1, 4, 4, 8}, 3, 1, 1, {1, 1, 1, 1}},  // K = 72, taps widened in place
       {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},
@@ -202,21 +204,29 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
   std::vector<Case> cases;
   for (const Geometry& g : geometries) {
     const bool pointwise = g.kernel == 1;
-    for (int64_t out : {int64_t{1}, int64_t{2}, int64_t{5}}) {
+    // 10 output channels: blocks of four, then a pair (the 1x1 kernel's dot rows).
+    for (int64_t out : {int64_t{1}, int64_t{2}, int64_t{5}, int64_t{10}}) {
+      if (out == 10 && !pointwise) continue;
       const Layer layer = make_layer(ir::OpType::kConv2D, out, g.kernel, g.stride, g.dilation, g.pad);
       const std::string name = describe(dtype, std::string("Conv2D ") + g.name, g.input, out);
       const Net net = make_net(dtype, g.input, layer);
-      cases.push_back({name + " whole", "conv2d_im2col__dsp", net, Mode::kWhole, 0, true});
+      // Calls of at most two output channels of a KxK Conv2D run the window
+      // kernel, even with a workspace; wider ones im2col.
+      auto whole_or_chunk_kernel = [&](int64_t width) {
+        return !pointwise && width <= exec::kWindowDspMaxChannels ? "conv2d_window__dsp" : "conv2d_im2col__dsp";
+      };
+      cases.push_back({name + " whole", whole_or_chunk_kernel(out), net, Mode::kWhole, 0, true});
       cases.push_back({name + " rows of 2", "conv2d_im2col_rows__dsp", net, Mode::kRows, 2, true});
-      for (int64_t tile : {int64_t{1}, int64_t{3}}) {
+      for (int64_t tile : {int64_t{1}, int64_t{2}, int64_t{3}}) {
         if (tile > out) continue;
-        cases.push_back(
-            {name + " chunks of " + std::to_string(tile), "conv2d_im2col__dsp", net, Mode::kChannelChunks, tile, true});
+        cases.push_back({name + " chunks of " + std::to_string(tile), whole_or_chunk_kernel(tile), net,
+                         Mode::kChannelChunks, tile, true});
       }
       if (!pointwise) continue;
       cases.push_back({name + " whole", "conv2d_1x1__dsp", net, Mode::kWhole});
       cases.push_back({name + " rows of 2", "conv2d_1x1_rows__dsp", net, Mode::kRows, 2});
       cases.push_back({name + " chunks of 1", "conv2d_1x1__dsp", net, Mode::kChannelChunks, 1});
+      if (out > 6) cases.push_back({name + " chunks of 6", "conv2d_1x1__dsp", net, Mode::kChannelChunks, 6});
       for (int64_t tile : {int64_t{1}, int64_t{2}, int64_t{4}}) {
         if (tile > g.input[3]) continue;
         const std::string chunk = " accumulating input chunks of " + std::to_string(tile);
@@ -276,19 +286,32 @@ std::vector<Case> make_depthwise_cases(ir::DType dtype) {
 
 std::vector<Case> make_fully_connected_cases(ir::DType dtype) {
   std::vector<Case> cases;
+  // In: around the dot rows' steps of eight and four inputs and the ones left
+  // over; Out: one block of four channels and one alone, or two blocks and a
+  // pair; chunks of 6 start a block off the node's groups of four.
   for (int64_t batch : {int64_t{1}, int64_t{3}}) {
-    for (int64_t in : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{16}, int64_t{33}}) {
-      const ir::Shape input{batch, in};
-      Layer fc;
-      fc.op = ir::OpType::kFullyConnected;
-      fc.out_channels = 5;
-      fc.activation = batch == 3 ? conv_test::relu6() : ir::FusedActivation{};
-      const std::string name = describe(dtype, "FullyConnected", input, fc.out_channels);
-      const Net net = make_net(dtype, input, fc);
-      cases.push_back({name + " whole", "fully_connected_direct__dsp", net, Mode::kWhole});
-      cases.push_back({name + " chunks of 2", "fully_connected_direct__dsp", net, Mode::kChannelChunks, 2});
-      cases.push_back({name + " accumulating input chunks of 2", "fully_connected_direct_accumulate__dsp", net,
-                       Mode::kAccumulate, std::min<int64_t>(2, in)});
+    for (int64_t in : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{12}, int64_t{15}, int64_t{16},
+                       int64_t{33}}) {
+      for (int64_t out : {int64_t{5}, int64_t{10}}) {
+        const ir::Shape input{batch, in};
+        Layer fc;
+        fc.op = ir::OpType::kFullyConnected;
+        fc.out_channels = out;
+        fc.activation = batch == 3 ? conv_test::relu6() : ir::FusedActivation{};
+        const std::string name = describe(dtype, "FullyConnected", input, fc.out_channels);
+        const Net net = make_net(dtype, input, fc);
+        cases.push_back({name + " whole", "fully_connected_direct__dsp", net, Mode::kWhole});
+        cases.push_back({name + " chunks of 2", "fully_connected_direct__dsp", net, Mode::kChannelChunks, 2});
+        if (out > 6) {
+          cases.push_back({name + " chunks of 6", "fully_connected_direct__dsp", net, Mode::kChannelChunks, 6});
+        }
+        cases.push_back({name + " accumulating input chunks of 2", "fully_connected_direct_accumulate__dsp", net,
+                         Mode::kAccumulate, std::min<int64_t>(2, in)});
+        if (in >= 12) {
+          cases.push_back({name + " accumulating input chunks of 9", "fully_connected_direct_accumulate__dsp", net,
+                           Mode::kAccumulate, 9});
+        }
+      }
     }
   }
   Layer fc;

@@ -7,9 +7,9 @@
 namespace tinyfit::exec {
 namespace {
 
-constexpr std::array kFastestFirst = {ConvPrimitive::kIm2colDsp, ConvPrimitive::kPointwiseDsp,
-                                      ConvPrimitive::kDepthwiseDsp, ConvPrimitive::kFullyConnectedDsp,
-                                      ConvPrimitive::kDirect};
+constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,         ConvPrimitive::kIm2colDsp,
+                                      ConvPrimitive::kPointwiseDsp,      ConvPrimitive::kDepthwiseDsp,
+                                      ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kDirect};
 
 bool is_whole_or_chunk(const ConvCallFacts& call) {
   return call.mode == plan::CallMode::kWhole || call.mode == plan::CallMode::kChunk;
@@ -37,6 +37,8 @@ std::string_view conv_primitive_name(ConvPrimitive primitive) {
       return "pointwise_dsp";
     case ConvPrimitive::kFullyConnectedDsp:
       return "fully_connected_dsp";
+    case ConvPrimitive::kWindowDsp:
+      return "window_dsp";
   }
   return "?";
 }
@@ -60,6 +62,10 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
     case ConvPrimitive::kFullyConnectedDsp:
       return call.op == ir::OpType::kFullyConnected && call.rows_contiguous &&
              (call.mode != plan::CallMode::kAccumulate || call.in_features == call.in_channels);
+    case ConvPrimitive::kWindowDsp:
+      return call.op == ir::OpType::kConv2D && call.groups == 1 && is_whole_or_chunk(call) && !call.row_chunk &&
+             !call.in_place && call.kernel_h * call.kernel_w > 1 && call.call_out_channels > 0 &&
+             call.call_out_channels <= kWindowDspMaxChannels;
     case ConvPrimitive::kDirect:
       break;
   }

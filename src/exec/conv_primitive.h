@@ -28,7 +28,12 @@ enum class ConvPrimitive {
   kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
   kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
+  kWindowDsp,          // tf_*_conv2d_window__dsp: KxK (not 1x1), groups 1; whole / chunk of at most
+                       // kWindowDspMaxChannels output channels (no workspace)
 };
+// The widest call the window kernel takes: wider ones amortise im2col's
+// gathered patches over enough channels to be faster.
+inline constexpr int64_t kWindowDspMaxChannels = 2;
 std::string_view conv_primitive_name(ConvPrimitive primitive);  // "im2col_dsp", ...
 
 // What the rule needs to know about a call: plain values, so that the rule
@@ -45,6 +50,7 @@ struct ConvCallFacts {
   int64_t in_channels = 0;          // of the node's input
   int64_t in_features = 0;          // FullyConnected: In (a multiple of in_channels)
   int64_t call_in_channels = 0;     // of the call's input view (an accumulate chunk: the tile)
+  int64_t call_out_channels = 0;    // of the call's output view (a chunk: the tile)
   bool rows_contiguous = true;      // FullyConnected: each row's In features are contiguous in the view
   int64_t workspace_bytes = 0;      // of the call's workspace buffer, 0 without one
   int64_t workspace_alignment = 0;  // its alignment in the arena
@@ -64,8 +70,9 @@ inline constexpr int64_t kConvWorkspaceAlignment = 8;
 // The rule: the first primitive of kFastestFirst that serves the call and
 // whose workspace fits the call's (bytes and alignment); kDirect always does.
 // Order by instructions measured on the emulated Cortex-M4
-// (docs/benchmarks/mcu_latency.md): im2col + GEMM before the workspace-free
-// 1x1 kernel, both before the direct loops.
+// (docs/benchmarks/mcu_latency.md): the window kernel for chunks of one or two
+// channels (it serves nothing wider), then im2col + GEMM before the
+// workspace-free 1x1 kernel, all before the direct loops.
 ConvPrimitive choose_conv_primitive(const ConvCallFacts& call);
 
 // The primitive the rule would pick if the call had any workspace it asked

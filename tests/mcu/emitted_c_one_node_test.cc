@@ -10,6 +10,7 @@
 // and BlockConcat copies, on both.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "checked_model.h"
@@ -175,9 +176,11 @@ INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_case
 // executor) on a chain that takes each of them: a 3x3 stride-2 Conv2D of a
 // three-channel image (im2col through the staging row), a depthwise over six
 // channels (a group of four and two single channels), a 1x1 Conv2D (im2col,
-// or the workspace-free 1x1 kernel without workspaces) and a FullyConnected
-// over the flattened pixels; int8 and uint8, with and without the kernels'
-// workspaces. The board's bytes must equal the plan executor's.
+// or the workspace-free 1x1 kernel without workspaces), a 3x3 Conv2D to two
+// channels (the window kernel) and a FullyConnected over the flattened
+// pixels (a block of four outputs, a pair, one alone); int8 and uint8, with
+// and without the kernels' workspaces. The board's bytes must equal the plan
+// executor's.
 TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteForByte) {
   if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
     GTEST_SKIP() << missing << " is not installed";
@@ -185,16 +188,18 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
   for (DType dtype : {DType::kI8, DType::kU8}) {
     exec::conv_test::Net net;
     net.dtype = dtype;
-    exec::conv_test::Layer conv, depthwise, pointwise, fc;
+    exec::conv_test::Layer conv, depthwise, pointwise, narrow, fc;
     conv.out_channels = 6, conv.kernel_h = conv.kernel_w = 3, conv.stride = 2, conv.pad = {1, 1, 1, 1};
     conv.activation = exec::conv_test::relu6();
     depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 6;
     depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
     pointwise.out_channels = 8;
-    fc.op = OpType::kFullyConnected, fc.out_channels = 5;
+    narrow.out_channels = 2, narrow.kernel_h = narrow.kernel_w = 3, narrow.pad = {1, 1, 1, 1};
+    fc.op = OpType::kFullyConnected, fc.out_channels = 7;  // a block of four, a pair, one alone
     ir::TensorId t = net.add_layer("conv", net.add_input({1, 9, 8, 3}), conv);
     t = net.add_layer("depthwise", t, depthwise);
     t = net.add_layer("pointwise", t, pointwise);
+    t = net.add_layer("narrow", t, narrow);
     net.set_output(net.add_layer("fc", t, fc, true));
     Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
     ASSERT_TRUE(m) << m.error().format();
@@ -203,7 +208,7 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
       ASSERT_TRUE(plan) << plan.error().format();
       if (workspaces) {
         Result<int> added = exec::add_kernel_workspaces(m->graph, *plan);
-        ASSERT_TRUE(added && *added == 2) << "the two Conv2D calls take im2col workspaces";
+        ASSERT_TRUE(added && *added == 2) << "the two wide Conv2D calls take im2col workspaces";
         ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
       }
       Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
@@ -219,6 +224,10 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
               << kernel << " (only the 3x3 Conv2D without a workspace runs the direct loops)";
         }
       }
+      const std::string window = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_window__dsp";
+      EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), window),
+                build->model.kernels.end())
+          << name << ": the two-channel 3x3 Conv2D runs " << window;
       Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
       ASSERT_TRUE(report) << report.error().format();
       EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;

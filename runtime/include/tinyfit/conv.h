@@ -199,6 +199,16 @@ void tf_qu8_conv2d_im2col_accumulate__dsp(const tf_view* input, const tf_view* a
                                           const tf_conv_params* params, uint8_t* workspace, int32_t in_begin,
                                           int32_t accumulator_bits, int32_t first_iteration);
 
+/* Conv2D (groups == 1) straight from the input window, each in-bounds
+ * window row a SIMD dot product (kernel_templates/conv2d_window_dsp.h; no
+ * workspace): weights in the IR layout; whole / chunk calls. For chunks of a
+ * few output channels, where the im2col kernel would gather every patch again
+ * per chunk. */
+void tf_qs8_conv2d_window__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               int32_t out_begin, int32_t out_end);
+void tf_qu8_conv2d_window__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               int32_t out_begin, int32_t out_end);
+
 /* 1x1 Conv2D without padding, and FullyConnected, straight from the input
  * (kernel_templates/dot_dsp.h; no workspace): weights in the IR layout; the
  * same calls as the _direct kernels. FullyConnected needs each row's features

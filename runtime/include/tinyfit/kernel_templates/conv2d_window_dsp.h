@@ -1,0 +1,141 @@
+/* Conv2D of a few output channels straight from the input window, 16-bit
+ * SIMD, over conv_dsp_arithmetic.h (included first); no workspace. The
+ * including file defines TF_CONV_WINDOW_DSP.
+ *
+ * For chunk calls of one or two output channels (partial execution's narrow
+ * loops): the im2col kernel gathers and widens every pixel's whole patch
+ * again on each chunk call, which for one output channel of a 3x3 Conv2D over
+ * three input channels cost about 580 instructions per output element on the
+ * Cortex-M4. Here each in-bounds row of a pixel's window is one contiguous
+ * run of (taps in bounds) x Cin input elements, and the same run of each
+ * channel's weights in the IR layout w[Cout][KH][KW][Cin]: one dot product
+ * per window row (dot_dsp_1x2: four inputs a step), padding taps skipped
+ * (they add (zp - zp) * w = 0 in TFLite's sums). The window rows are
+ * contiguous when the view is dense along its row and the window is not
+ * dilated along it; otherwise each tap is a run of Cin. */
+#include "tinyfit/kernel_templates/conv_taps.h"
+#include "tinyfit/kernel_templates/dot_dsp_step.h"
+
+/* What every pixel of a call shares. */
+typedef struct window_dsp_call {
+  const tf_conv_params* p;
+  const dsp_element* weights; /* IR layout */
+  int32_t cin, row_weights, filter;
+  ptrdiff_t x_row_step;       /* elements between window rows: dilation_h x the view's row stride */
+  ptrdiff_t x_tap_step;       /* between taps of a row: dilation_w x the view's pixel stride */
+  int32_t runs_per_row;       /* a window row's in-bounds taps are one contiguous run */
+  uint32_t x_offset_lanes, w_offset_lanes;
+  dsp_clamp clamp;
+} window_dsp_call;
+
+/* acc += x . w over `count` elements (offsets added), four a step. */
+static inline int32_t window_dsp_dot1(const dsp_element* x, const dsp_element* w, int32_t count,
+                                      const window_dsp_call* k, int32_t acc) {
+  const dsp_element* const x_end = x + (count & ~3);
+  const uint32_t x_offset_lanes = k->x_offset_lanes, w_offset_lanes = k->w_offset_lanes;
+  for (; x < x_end; x += 4, w += 4) {
+    const uint32_t xw = tf_load_u32(x), ww = tf_load_u32(w);
+    acc = tf_smlad(dsp_widen_even(xw, x_offset_lanes), dsp_widen_weights_even(ww, w_offset_lanes), acc);
+    acc = tf_smlad(dsp_widen_odd(xw, x_offset_lanes), dsp_widen_weights_odd(ww, w_offset_lanes), acc);
+  }
+  for (; x < x_end + (count & 3); ++x, ++w) {
+    acc += dsp_widen(*x, k->p->input_offset) * dsp_widen(*w, k->p->weight_offset);
+  }
+  return acc;
+}
+
+/* Output channels [c_begin, c_end) of `count` pixels along a row whose
+ * windows have the same taps in bounds (x: the first pixel's input at its
+ * window's first in-bounds tap, the next x_step further; rows x cols taps
+ * from tap (ky0, kx0)), stored at y[c], the next y_step further. Out of line,
+ * so that the row loops leave it the registers (inlined, the dot products
+ * spilled), and a row's interior pixels in one call. */
+TF_INNER_LOOP static void window_dsp_pixels(const dsp_element* x, dsp_element* y, int32_t count, ptrdiff_t x_step,
+                                            ptrdiff_t y_step, int32_t c_begin, int32_t c_end, int32_t ky0,
+                                            int32_t rows, int32_t kx0, int32_t cols, const window_dsp_call* k) {
+  const tf_conv_params* p = k->p;
+  const int32_t* bias = (const int32_t*)p->bias;
+  const int32_t cin = k->cin;
+  const int32_t run = k->runs_per_row ? cols * cin : cin, runs = k->runs_per_row ? 1 : cols;
+  const ptrdiff_t first = (ptrdiff_t)ky0 * k->row_weights + (ptrdiff_t)kx0 * cin;
+  int32_t i, c;
+  for (i = 0; i < count; ++i, x += x_step, y += y_step) {
+  for (c = c_begin; c < c_end; c += 2) {
+    const int32_t pair = c_end - c >= 2;
+    const dsp_element* w = k->weights + (ptrdiff_t)c * k->filter + first;
+    const dsp_element* x_row = x;
+    int32_t acc[2], ky, r;
+    acc[0] = bias[c];
+    acc[1] = pair ? bias[c + 1] : 0;
+    for (ky = 0; ky < rows; ++ky, x_row += k->x_row_step, w += k->row_weights) {
+      for (r = 0; r < runs; ++r) {
+        const dsp_element* xr = x_row + (ptrdiff_t)r * k->x_tap_step;
+        const dsp_element* wr = w + (ptrdiff_t)r * cin;
+        if (pair) {
+          dot_dsp_1x2(xr, wr, wr + k->filter, run, p->input_offset, p->weight_offset, acc);
+        } else {
+          acc[0] = window_dsp_dot1(xr, wr, run, k, acc[0]);
+        }
+      }
+    }
+    if (pair) {
+      dsp_store2(y + c, tf_requantize(acc[0], &p->requant[c]), tf_requantize(acc[1], &p->requant[c + 1]), &k->clamp);
+    } else {
+      y[c] = dsp_requantize(acc[0], &p->requant[c], &k->clamp);
+    }
+  }
+  }
+}
+
+#ifdef TF_CONV_WINDOW_DSP
+void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
+                        int32_t out_end) {
+  const ptrdiff_t xs0 = input->strides[0], xs1 = input->strides[1], xs2 = input->strides[2];
+  const ptrdiff_t ys2 = output->strides[2];
+  const int32_t out_cols = output->shape[2], in_cols = input->shape[2];
+  const int32_t last_tap_w = (p->kernel_w - 1) * p->dilation_w;
+  window_dsp_call k;
+  int32_t interior_begin = 0, interior_end = out_cols, n, oy, ox;
+  k.p = p;
+  k.weights = (const dsp_element*)p->weights;
+  k.cin = p->in_channels;
+  k.row_weights = p->kernel_w * p->in_channels;
+  k.filter = p->kernel_h * k.row_weights;
+  k.x_row_step = (ptrdiff_t)p->dilation_h * xs1;
+  k.x_tap_step = (ptrdiff_t)p->dilation_w * xs2;
+  k.runs_per_row = p->dilation_w == 1 && xs2 == p->in_channels;
+  k.x_offset_lanes = tf_splat_lanes(p->input_offset);
+  k.w_offset_lanes = tf_splat_lanes(p->weight_offset);
+  k.clamp = dsp_make_clamp(p);
+  /* Interior columns: every tap of the window's rows in bounds. */
+  while (interior_begin < out_cols && interior_begin * p->stride_w - p->pad_left < 0) ++interior_begin;
+  while (interior_end > interior_begin && (interior_end - 1) * p->stride_w - p->pad_left + last_tap_w >= in_cols) {
+    --interior_end;
+  }
+  for (n = 0; n < output->shape[0]; ++n) {
+    for (oy = 0; oy < output->shape[1]; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      int32_t ky_begin, ky_end;
+      const dsp_element* x_row;
+      dsp_element* y_row = (dsp_element*)output->data + (ptrdiff_t)n * output->strides[0] +
+                           (ptrdiff_t)oy * output->strides[1] - out_begin;
+      conv_tap_range(iy0, p->dilation_h, p->kernel_h, input->shape[1], &ky_begin, &ky_end);
+      x_row = (const dsp_element*)input->data + (ptrdiff_t)n * xs0 + (ptrdiff_t)(iy0 + ky_begin * p->dilation_h) * xs1;
+      for (ox = 0; ox < out_cols; ++ox) {
+        const int32_t ix0 = ox * p->stride_w - p->pad_left;
+        int32_t kx_begin, kx_end, count = 1;
+        if (ox == interior_begin && interior_end > interior_begin) {
+          count = interior_end - interior_begin;
+          kx_begin = 0, kx_end = p->kernel_w;
+        } else {
+          conv_tap_range(ix0, p->dilation_w, p->kernel_w, in_cols, &kx_begin, &kx_end);
+        }
+        window_dsp_pixels(x_row + (ptrdiff_t)(ix0 + kx_begin * p->dilation_w) * xs2, y_row + (ptrdiff_t)ox * ys2, count,
+                          (ptrdiff_t)p->stride_w * xs2, ys2, out_begin, out_end, ky_begin, ky_end - ky_begin,
+                          kx_begin, kx_end - kx_begin, &k);
+        ox += count - 1;
+      }
+    }
+  }
+}
+#endif

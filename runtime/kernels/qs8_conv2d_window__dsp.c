@@ -1,0 +1,9 @@
+/* tf_qs8_conv2d_window__dsp: int8 Conv2D, a chunk of one or two output channels (or more), 16-bit SIMD dot products of each window row, no workspace (tinyfit/conv.h). */
+#include "tinyfit/conv.h"
+
+#define TF_DSP_ELEMENT int8_t
+#define TF_DSP_EXTEND tf_sxtab16
+#define TF_DSP_UNSIGNED 0
+#include "tinyfit/kernel_templates/conv_dsp_arithmetic.h"
+#define TF_CONV_WINDOW_DSP tf_qs8_conv2d_window__dsp
+#include "tinyfit/kernel_templates/conv2d_window_dsp.h"
