@@ -112,12 +112,53 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
 #undef DWCONV_DSP_TAPS_3X3
 #undef DWCONV_DSP_TAP
 
+/* Channel c of `count` pixels along a row (x: the first pixel's first tap
+ * at channel c, then x_pixel_step apart; y likewise, y_col_step apart), every
+ * tap of a 3x3 window in bounds: the nine weights read once, the input
+ * offset's share (offset x the weights' sum) added once per pixel, so a tap
+ * is a load and a multiply-add (the general loop below took about 20
+ * instructions a tap: partial execution's one-channel chunks run every
+ * channel here). Sums wrap as TFLite's int32 arithmetic. */
+TF_INNER_LOOP static void dwconv_dsp_channel_3x3(const dsp_element* x, dsp_element* y, int32_t count, int32_t c,
+                                                 const tf_conv_params* p, const dwconv_dsp_call* k) {
+  const uint8_t* w = (const uint8_t*)(k->words + (c >> 2) * k->group_words) + (c & 3) * 2;
+  const ptrdiff_t cs = k->x_col_step, rs = k->x_row_step, x_step = k->x_pixel_step, y_step = k->y_col_step;
+  const int32_t w0 = tf_load_s16(w), w1 = tf_load_s16(w + 8), w2 = tf_load_s16(w + 16);
+  const int32_t w3 = tf_load_s16(w + 24), w4 = tf_load_s16(w + 32), w5 = tf_load_s16(w + 40);
+  const int32_t w6 = tf_load_s16(w + 48), w7 = tf_load_s16(w + 56), w8 = tf_load_s16(w + 64);
+  /* Two weights a register (SMLABB / SMLABT pick the half). */
+  const uint32_t w01 = tf_pack_lanes(w0, w1), w23 = tf_pack_lanes(w2, w3), w45 = tf_pack_lanes(w4, w5);
+  const uint32_t w67 = tf_pack_lanes(w6, w7), w8_ = tf_pack_lanes(w8, 0);
+  const uint32_t base = (uint32_t)((const int32_t*)p->bias)[c] +
+                        (uint32_t)p->input_offset * (uint32_t)(w0 + w1 + w2 + w3 + w4 + w5 + w6 + w7 + w8);
+  int32_t i;
+  for (i = 0; i < count; ++i, x += x_step, y += y_step) {
+    const dsp_element* r = x;
+    int32_t sum = tf_smlabb((uint32_t)(int32_t)r[0], w01, 0);
+    sum = tf_smlabt((uint32_t)(int32_t)r[cs], w01, sum);
+    sum = tf_smlabb((uint32_t)(int32_t)r[2 * cs], w23, sum);
+    r += rs;
+    sum = tf_smlabt((uint32_t)(int32_t)r[0], w23, sum);
+    sum = tf_smlabb((uint32_t)(int32_t)r[cs], w45, sum);
+    sum = tf_smlabt((uint32_t)(int32_t)r[2 * cs], w45, sum);
+    r += rs;
+    sum = tf_smlabb((uint32_t)(int32_t)r[0], w67, sum);
+    sum = tf_smlabt((uint32_t)(int32_t)r[cs], w67, sum);
+    sum = tf_smlabb((uint32_t)(int32_t)r[2 * cs], w8_, sum);
+    *y = dsp_requantize((int32_t)(base + (uint32_t)sum), &k->requant[c], &k->clamp);
+  }
+}
+
 /* Channel c of `pixels` pixels along a row from `win` (stride_w apart), one
  * at a time: the channels outside groups of four. */
 static void dwconv_dsp_scalar_channel(const dwconv_dsp_window* win, dsp_element* y, int32_t c, int32_t pixels,
                                       const tf_conv_params* p, const dwconv_dsp_call* k) {
   dwconv_dsp_window at = *win;
   int32_t i;
+  if (win->rows == 3 && win->cols == 3 && k->kernel_w == 3 && win->first_tap == 0) {
+    dwconv_dsp_channel_3x3(win->x + c, y + c, pixels, c, p, k);
+    return;
+  }
   for (i = 0; i < pixels; ++i, at.x += k->x_pixel_step) {
     y[c + i * k->y_col_step] = dsp_requantize(
         dwconv_dsp_channel(&at, k->words, k->group_words, c, p, k->x_row_step, k->x_col_step, p->input_offset),
