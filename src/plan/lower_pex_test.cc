@@ -105,6 +105,27 @@ TEST(BuildPexPlan, WithoutABudgetTilesKeepTheSmallestPeak) {
   EXPECT_EQ(compute_plan_memory(pex->plan).peak_bytes, schedule.peak_bytes);
 }
 
+// Every tile of every extent up to 70: the aligned tile makes as many
+// iterations, is no larger, and is a multiple of four exactly when one that
+// is no larger makes as many iterations.
+TEST(AlignPexTile, KeepsTheIterationsAndAlignsWheneverItCan) {
+  for (int64_t extent = 1; extent <= 70; ++extent) {
+    for (int64_t tile = 1; tile <= extent; ++tile) {
+      const int64_t aligned = align_pex_tile(tile, extent);
+      const auto iterations = [&](int64_t t) { return (extent + t - 1) / t; };
+      EXPECT_LE(aligned, tile) << tile << " of " << extent;
+      EXPECT_GE(aligned, 1) << tile << " of " << extent;
+      EXPECT_EQ(iterations(aligned), iterations(tile)) << tile << " of " << extent;
+      bool can_align = false;
+      for (int64_t t = 4; t <= tile; t += 4) can_align = can_align || iterations(t) == iterations(tile);
+      EXPECT_EQ(aligned % 4 == 0, can_align) << tile << " of " << extent << " -> " << aligned;
+    }
+  }
+  EXPECT_EQ(align_pex_tile(9, 48), 8);   // 6 chunks either way
+  EXPECT_EQ(align_pex_tile(1, 16), 1);   // no multiple of four makes 16 chunks
+  EXPECT_EQ(align_pex_tile(13, 48), 12); // 4 chunks
+}
+
 TEST(BuildPexPlan, AGenerousBudgetGivesEveryLoopItsWholeExtent) {
   const ir::Graph graph = import_or_die("zoo:mobilenetv2-96-int8");
   PexOptions options;
