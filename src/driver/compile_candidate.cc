@@ -269,7 +269,14 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     } else {
       take_overlapped = predicted(overlapped) < predicted(plain);
     }
-    return take_overlapped ? std::move(overlapped) : std::move(plain);
+    CompileCandidate& taken = take_overlapped ? overlapped : plain;
+    const CompileCandidate& other = take_overlapped ? plain : overlapped;
+    taken.note += std::string("; ") + (take_overlapped ? "without" : "with") + " row-loop overlaps: arena " +
+                  std::to_string(other.arena_bytes) +
+                  (other.predicted_instructions && ordinary_instructions
+                       ? ", predicted " + format_ratio(*other.predicted_instructions / *ordinary_instructions)
+                       : std::string());
+    return std::move(taken);
   };
 
   // The budget holds for the plan that is built: its predicted instructions

@@ -155,7 +155,13 @@ RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment) {
         if (in == out) continue;
         const std::optional<int64_t> limit = compute_row_loop_overlap_limit(plan, loop, in, out);
         if (!limit) continue;
-        const int64_t offset = floor_to(*limit, std::max<int64_t>(alignment, plan.buffers[static_cast<size_t>(out)].alignment));
+        // The pair shares the most bytes, min(input, output), at every
+        // offset between 0 and input - output; 0 is always among them, and
+        // starting both at one address leaves placement the most freedom
+        // (an output placed past the input's start cannot sit at the arena's
+        // bottom after the input dies). Below 0 only when the limit is.
+        const int64_t offset = std::min<int64_t>(
+            0, floor_to(*limit, std::max<int64_t>(alignment, plan.buffers[static_cast<size_t>(out)].alignment)));
         const int64_t shared =
             count_shared_bytes(plan.buffers[static_cast<size_t>(in)].bytes, plan.buffers[static_cast<size_t>(out)].bytes, offset);
         if (shared > best_shared) {

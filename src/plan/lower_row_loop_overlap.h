@@ -54,7 +54,8 @@ struct RowLoopOverlapResult {
 
 // What: for each row loop among `plan`'s steps, of the pairs (input it
 // consumes, output it writes first) the one sharing the most bytes at the
-// largest safe offset (L rounded down to `alignment`) is declared in
+// offset min(0, L rounded down to `alignment`) (the pair shares the most
+// bytes at every offset in [min(0, in - out), max(0, in - out)]) is declared in
 // Loop::overlaps. An input qualifies when every view of it in the loop is a
 // whole row view, no call of the loop writes it, nothing after the loop uses
 // it and it is no model output; an output when the loop writes it through
