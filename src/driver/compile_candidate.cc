@@ -221,12 +221,13 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     search_options.progress = [progress = options.progress](double fraction) { progress("motes", fraction); };
   }
   // Lowers a searched state (plan/lower_motes.h), places it and measures it.
-  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, bool row_overlaps,
+  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, int row_overlaps,
                        const std::string& retries) -> Result<CompileCandidate> {
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
-    plan_options.row_overlaps = row_overlaps;
+    plan_options.row_overlaps = row_overlaps > 0;
+    plan_options.row_overlaps_at_limit = row_overlaps > 1;
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
@@ -251,32 +252,42 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // faster on a tie); when only one is within, that one; else the faster.
   auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
                    const std::string& retries) -> Result<CompileCandidate> {
-    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate plain, lower_one(searched, inplace, false, retries));
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate plain, lower_one(searched, inplace, 0, retries));
     if (!options.techniques.overlap) return plain;
-    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, true, retries));
     const auto predicted = [](const CompileCandidate& c) {
       return c.predicted_instructions.value_or(partition::kNoLatencyBudget);
     };
     const auto within = [&](const CompileCandidate& c) {
       return !budgeted || predicted(c) <= options.latency_budget * ordinary_instructions.value_or(0.0);
     };
-    bool take_overlapped = false;
-    if (within(plain) != within(overlapped)) {
-      take_overlapped = within(overlapped);
-    } else if (within(plain)) {
-      take_overlapped = overlapped.arena_bytes < plain.arena_bytes ||
-                        (overlapped.arena_bytes == plain.arena_bytes && predicted(overlapped) < predicted(plain));
-    } else {
-      take_overlapped = predicted(overlapped) < predicted(plain);
+    // Whether a is better than b: within the budget before not, then the
+    // smaller arena (within) or the faster (not), then the faster.
+    const auto better = [&](const CompileCandidate& a, const CompileCandidate& b) {
+      if (within(a) != within(b)) return within(a);
+      if (within(a) && a.arena_bytes != b.arena_bytes) return a.arena_bytes < b.arena_bytes;
+      return predicted(a) < predicted(b);
+    };
+    // The overlaps from the inputs' starts, or at the limits: the same bytes
+    // are shared when an output fits in its input, but they place differently.
+    const auto describe = [&](const std::string& label, const CompileCandidate& c) {
+      return label + ": arena " + std::to_string(c.arena_bytes) +
+             (c.predicted_instructions && ordinary_instructions
+                  ? ", predicted " + format_ratio(*c.predicted_instructions / *ordinary_instructions)
+                  : std::string());
+    };
+    CompileCandidate best = std::move(plain);
+    std::string best_label = "without row-loop overlaps", others;
+    for (int variant : {1, 2}) {
+      TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, variant, retries));
+      std::string label = variant == 1 ? "row-loop overlaps from the inputs' starts" : "row-loop overlaps at the limits";
+      if (better(overlapped, best)) {
+        std::swap(best, overlapped);
+        std::swap(best_label, label);
+      }
+      others += (others.empty() ? "" : "; ") + describe(label, overlapped);
     }
-    CompileCandidate& taken = take_overlapped ? overlapped : plain;
-    const CompileCandidate& other = take_overlapped ? plain : overlapped;
-    taken.note += std::string("; ") + (take_overlapped ? "without" : "with") + " row-loop overlaps: arena " +
-                  std::to_string(other.arena_bytes) +
-                  (other.predicted_instructions && ordinary_instructions
-                       ? ", predicted " + format_ratio(*other.predicted_instructions / *ordinary_instructions)
-                       : std::string());
-    return std::move(taken);
+    best.note += "; chosen " + best_label + " over " + others;
+    return best;
   };
 
   // The budget holds for the plan that is built: its predicted instructions

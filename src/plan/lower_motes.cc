@@ -64,7 +64,7 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   result.plan.techniques = {"motes"};
   if (merged) result.plan.techniques.push_back("inplace");
   if (options.row_overlaps) {
-    RowLoopOverlapResult overlapped = apply_row_loop_overlaps(std::move(result.plan));
+    RowLoopOverlapResult overlapped = apply_row_loop_overlaps(std::move(result.plan), 4, options.row_overlaps_at_limit);
     result.plan = std::move(overlapped.plan);
     if (!overlapped.note.empty()) result.note += "; " + overlapped.note;
   }

@@ -31,6 +31,7 @@ struct MotesPlanOptions {
   // Each loop writes an output over the input rows it has consumed
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
   bool row_overlaps = false;
+  bool row_overlaps_at_limit = false;  // apply_row_loop_overlaps's at_limit
   Deadline deadline;
   std::function<void(double)> progress;  // of the order search
 };

@@ -136,7 +136,7 @@ std::optional<int64_t> compute_row_loop_overlap_limit(const Plan& plan, const Lo
   return limit;
 }
 
-RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment) {
+RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment, bool at_limit) {
   RowLoopOverlapResult result;
   std::set<BufferId> anchored;  // outputs already placed by a declared overlap
   for_each_call(plan.steps, [&](const KernelCall& call) {
@@ -160,8 +160,9 @@ RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment) {
         // starting both at one address leaves placement the most freedom
         // (an output placed past the input's start cannot sit at the arena's
         // bottom after the input dies). Below 0 only when the limit is.
-        const int64_t offset = std::min<int64_t>(
-            0, floor_to(*limit, std::max<int64_t>(alignment, plan.buffers[static_cast<size_t>(out)].alignment)));
+        const int64_t aligned =
+            floor_to(*limit, std::max<int64_t>(alignment, plan.buffers[static_cast<size_t>(out)].alignment));
+        const int64_t offset = at_limit ? aligned : std::min<int64_t>(0, aligned);
         const int64_t shared =
             count_shared_bytes(plan.buffers[static_cast<size_t>(in)].bytes, plan.buffers[static_cast<size_t>(out)].bytes, offset);
         if (shared > best_shared) {

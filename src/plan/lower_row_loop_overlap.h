@@ -66,6 +66,9 @@ struct RowLoopOverlapResult {
 // increase; kernel calls, MACs and outputs unchanged (the kernels write at
 // other addresses, nothing more); techniques gains "rowoverlap" when a loop
 // declares one.
-RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment = 4);
+// `at_limit`: declare L itself (rounded down) instead of min(0, L), the
+// output as far up as it may go; the same bytes are shared when the output
+// fits in the input, but the placements differ (the caller may try both).
+RowLoopOverlapResult apply_row_loop_overlaps(Plan plan, int64_t alignment = 4, bool at_limit = false);
 
 }  // namespace tinyfit::plan

@@ -265,32 +265,14 @@ TEST(PlaceSweepSearch, PlacesPerfectlyTiledRandomInstancesAtTheirPeak) {
   EXPECT_EQ(at_peak, kInstances);
 }
 
-TEST(PlaceSweepSearch, PlacesAnAnchoredPairAsOneRigidRegionAtThePeak) {
-  // x (100 bytes, steps 0-1) and y (60 bytes, steps 1-2) anchored 20 bytes
-  // below x (a declared overlap: they share 40 bytes); w (20, step 0) and z
-  // (50, step 2). Live peak 120 at every step: x at 0 would put y at -20, so
-  // the search goes back and hangs x from the target, w under it.
-  std::vector<PlacementBuffer> b = {{0, 100, 1, 0, 1}, {1, 60, 1, 1, 2}, {2, 20, 1, 0, 0}, {3, 50, 1, 2, 2}};
-  b[1].anchor = 0;
-  b[1].anchor_offset_bytes = -20;
-  ASSERT_EQ(compute_live_peak_bytes(b), 120);
-  const Placement p = place_sweep_search_from(b, stack_buffers(b), PlacementOptions{});
-  EXPECT_EQ(p.algorithm, "sweep-search") << p.note;
-  EXPECT_EQ(p.arena_bytes, 120);
-  EXPECT_TRUE(p.proven_optimal);
-  const Status valid = verify_placement(b, p);
-  EXPECT_TRUE(valid) << (valid ? "" : valid.error().message);
-  EXPECT_EQ(p.offsets[1], p.offsets[0] - 20);
-}
-
-TEST(PlaceSweepSearch, LeavesMayOverlapPairsToTheOtherAlgorithms) {
+TEST(PlaceSweepSearch, LeavesDeclaredOverlapsToTheOtherAlgorithms) {
   // 2 may start where 1 starts (in place); the live peak is 70 (steps 1-2).
   std::vector<PlacementBuffer> b = {{0, 30, 1, 0, 1}, {1, 40, 1, 1, 2}, {2, 40, 1, 2, 3}, {3, 20, 1, 0, 0}};
   b[2].may_overlap_with = 1;
   const Placement p = place_sweep_search_from(b, stack_buffers(b), PlacementOptions{});
   EXPECT_EQ(p.algorithm, "stacked");
   EXPECT_EQ(p.arena_bytes, 130);  // 30 + 40 + 40 + 20, the fallback's
-  EXPECT_NE(p.note.find("may-overlap pairs"), std::string::npos) << p.note;
+  EXPECT_NE(p.note.find("declared overlaps"), std::string::npos) << p.note;
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "plan/place_sweep_search.h"
 
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,17 +36,6 @@ class SweepSearch {
       if (x.bytes != y.bytes) return x.bytes > y.bytes;
       return x.id < y.id;
     });
-    // Anchored pairs (declared overlaps): each member's offset follows from
-    // its partner's, and the pair may share bytes.
-    partners_.resize(buffers.size());
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      if (buffers[i].anchor < 0) continue;
-      for (size_t j = 0; j < buffers.size(); ++j) {
-        if (buffers[j].id != buffers[i].anchor) continue;
-        partners_[i].push_back({j, buffers[i].anchor_offset_bytes});   // offset(i) = offset(j) + delta
-        partners_[j].push_back({i, -buffers[i].anchor_offset_bytes});  // offset(j) = offset(i) - delta
-      }
-    }
     std::vector<size_t> position(buffers.size(), 0);
     for (size_t k = 0; k < sequence_.size(); ++k) position[sequence_[k]] = k;
     const std::vector<std::vector<int>> conflicts = list_lifetime_conflicts(buffers);
@@ -105,27 +93,10 @@ class SweepSearch {
   // a placed buffer, from the target or from a placed buffer, each aligned
   // and free of every placed buffer it overlaps in time.
   void list_candidates(size_t depth, std::vector<int64_t>& out) {
-    const size_t i = sequence_[depth];
-    const PlacementBuffer& buffer = buffers_[i];
-    // A partner of an anchored pair placed already (it overlaps in time, so
-    // it is among earlier_) fixes the offset and does not block it.
-    std::optional<int64_t> forced;
-    bool consistent = true;
-    const auto is_partner = [&](size_t j) {
-      return std::any_of(partners_[i].begin(), partners_[i].end(), [&](const Partner& p) { return p.index == j; });
-    };
+    const PlacementBuffer& buffer = buffers_[sequence_[depth]];
     blocked_.clear();
     for (size_t k : earlier_[depth]) {
       const size_t j = sequence_[k];
-      if (is_partner(j)) {
-        for (const Partner& p : partners_[i]) {
-          if (p.index != j) continue;
-          const int64_t offset = offsets_[j] + p.delta;
-          consistent = consistent && (!forced || *forced == offset);
-          forced = offset;
-        }
-        continue;
-      }
       blocked_.push_back({offsets_[j], offsets_[j] + buffers_[j].bytes});
     }
     std::sort(blocked_.begin(), blocked_.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
@@ -134,12 +105,6 @@ class SweepSearch {
       if (offset < 0 || offset + buffer.bytes > target_) return;
       out.push_back(offset);
     };
-    if (forced) {
-      if (consistent && *forced % buffer.alignment == 0) consider(*forced);
-      out.erase(std::remove_if(out.begin(), out.end(), [&](int64_t offset) { return collides(offset, buffer.bytes); }),
-                out.end());
-      return;
-    }
     consider(0);
     consider(align_down(target_ - buffer.bytes, buffer.alignment));
     for (const Interval& r : blocked_) {
@@ -163,13 +128,7 @@ class SweepSearch {
     return false;
   }
 
-  struct Partner {
-    size_t index;   // the other buffer of an anchored pair
-    int64_t delta;  // this buffer's offset minus the partner's
-  };
-
   std::span<const PlacementBuffer> buffers_;
-  std::vector<std::vector<Partner>> partners_;
   int64_t target_;
   std::vector<int64_t> offsets_;
   std::vector<size_t> sequence_;
@@ -178,7 +137,8 @@ class SweepSearch {
 };
 
 bool declares_overlaps(std::span<const PlacementBuffer> buffers) {
-  return std::any_of(buffers.begin(), buffers.end(), [](const PlacementBuffer& b) { return b.may_overlap_with >= 0; });
+  return std::any_of(buffers.begin(), buffers.end(),
+                     [](const PlacementBuffer& b) { return b.may_overlap_with >= 0 || b.anchor >= 0; });
 }
 
 }  // namespace
@@ -198,7 +158,7 @@ Placement place_sweep_search_from(std::span<const PlacementBuffer> buffers, Plac
     fallback.proven_optimal = true;
     return fallback;
   }
-  if (declares_overlaps(buffers)) return fall_back("may-overlap pairs are left to the other algorithms");
+  if (declares_overlaps(buffers)) return fall_back("declared overlaps are left to the other algorithms");
   SweepSearch search(buffers, target);
   const std::string missed = "no placement at the live peak " + std::to_string(target);
   switch (search.run(kSweepSearchMaxNodes, options.deadline)) {
@@ -214,17 +174,6 @@ Placement place_sweep_search_from(std::span<const PlacementBuffer> buffers, Plac
   Placement placement;
   placement.algorithm = "sweep-search";
   placement.offsets = search.offsets();
-  // Anchored pairs are placed together when their lifetimes meet (always, for
-  // the plans' declared overlaps); otherwise the search did not tie them.
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    if (buffers[i].anchor < 0) continue;
-    for (size_t j = 0; j < buffers.size(); ++j) {
-      if (buffers[j].id == buffers[i].anchor &&
-          placement.offsets[i] != placement.offsets[j] + buffers[i].anchor_offset_bytes) {
-        return fall_back("an anchored pair whose lifetimes do not meet");
-      }
-    }
-  }
   for (size_t i = 0; i < buffers.size(); ++i) {
     placement.arena_bytes = std::max(placement.arena_bytes, placement.offsets[i] + buffers[i].bytes);
   }

@@ -19,9 +19,7 @@
 // Incomplete, so a failure proves nothing: the offsets tried are not all the
 // offsets of every placement (a buffer may rest on one placed after it), and
 // the search stops after kSweepSearchMaxNodes placements or at the deadline.
-// Anchored pairs (declared overlaps) are searched too: a buffer whose
-// partner is placed takes the one offset the anchor fixes, and the pair
-// does not block itself. may_overlap_with pairs are left to the other
+// Declared overlaps (may_overlap_with, anchors) are left to the other
 // algorithms: with any, it returns its fallback.
 #pragma once
 
