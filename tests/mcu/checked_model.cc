@@ -4,6 +4,7 @@
 
 #include "analysis/buffer_graph.h"
 #include "analysis/inplace.h"
+#include "driver/compile_pipeline.h"
 #include "exec/reference_interpreter.h"
 #include "import/import_model.h"
 #include "plan/build_plan.h"
@@ -40,6 +41,7 @@ std::string_view technique_name(Technique technique) {
     case Technique::kPex: return "pex";
     case Technique::kInplace: return "inplace";
     case Technique::kOverlap: return "overlap";
+    case Technique::kMotes: return "motes";
   }
   return "?";
 }
@@ -77,10 +79,26 @@ Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique techni
         if (plan.buffers.empty() || candidate.arena_bytes < plan.arena_bytes) plan = std::move(candidate);
       }
       break;
+    case Technique::kMotes: {
+      // The compile's own candidate, placed as it places it; the caller
+      // executes and checks it, so the compile does not.
+      driver::CompileOptions options;
+      options.techniques.pex = false;
+      options.execute = false;
+      TINYFIT_ASSIGN_OR_RETURN(driver::CompileReport report, driver::compile_model(graph, options));
+      const auto motes = std::find_if(report.candidates.begin(), report.candidates.end(), [](const auto& c) {
+        return c.rank == driver::LatencyRank::kMotes && c.built;
+      });
+      if (motes == report.candidates.end()) return fail("no motes plan within the default latency budget");
+      plan = std::move(motes->plan);
+      break;
+    }
     case Technique::kOrdinary: plan = build_ordered_plan(graph, "given", false); break;
     case Technique::kInplace: plan = build_ordered_plan(graph, "best", true); break;
   }
-  if (technique != Technique::kOverlap) TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  if (technique != Technique::kOverlap && technique != Technique::kMotes) {
+    TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  }
   TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
   return plan;
 }

@@ -34,11 +34,14 @@ enum class Technique {
   kInplace,   // the best operator order with in-place merges (analysis/inplace.h)
   kOverlap,   // the best operator order, with or without in-place merges (the smaller arena), then
               // segment-level overlap and fused inverted bottlenecks (plan/lower_overlap.h)
+  kMotes,     // the motes candidate of `tinyfit compile` at the default latency budget: row and
+              // token loops, with row-loop overlaps when they win (driver/compile_candidate.h)
 };
-std::string_view technique_name(Technique technique);  // "ordinary", "pex", "inplace", "overlap"
+std::string_view technique_name(Technique technique);  // "ordinary", "pex", "inplace", "overlap", "motes"
 
 // The technique's plan placed by greedy-by-size (overlap: "best", whose ILP
-// and local search handle its rigid groups) and checked by verify_plan.
+// and local search handle its rigid groups; motes: as the compile placed it)
+// and checked by verify_plan.
 // A technique not built yet fails with ExitCode::kBadCommandLine (its own
 // "not built yet" message), so callers can skip and name it.
 Result<plan::Plan> build_technique_plan(const ir::Graph& graph, Technique technique);

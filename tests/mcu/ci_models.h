@@ -16,6 +16,9 @@ struct CiModel {
   // Also run the segment-overlap plan on the Cortex-M4 board (CI budget: the
   // models whose overlap plans fuse inverted bottlenecks; the host test runs all).
   bool overlap_on_board = false;
+  // Also the motes plan (row or token loops) on the host and the Cortex-M4
+  // board: the models whose default compile finds one within the latency budget.
+  bool motes = false;
 };
 
 inline std::vector<CiModel> list_ci_models() {
@@ -23,11 +26,11 @@ inline std::vector<CiModel> list_ci_models() {
   return {
       {"kws", shared + "mlperf_tiny/kws_ref_model_int8.tflite", true},
       {"vww", shared + "mlperf_tiny/vww_96_int8.tflite", false},
-      {"resnet8", shared + "mlperf_tiny/resnet8_int8.tflite", true},
+      {"resnet8", shared + "mlperf_tiny/resnet8_int8.tflite", true, false, true},
       {"ad01", shared + "mlperf_tiny/ad01_int8.tflite", false},
-      {"mcunet_vww", shared + "mcunet/mcunet-5fps_vww.tflite", false, true},
+      {"mcunet_vww", shared + "mcunet/mcunet-5fps_vww.tflite", false, true, true},
       {"mobilenetv2_96_w035", "zoo:mobilenetv2-96-w0.35", false, true},
-      {"bert_tiny_8", "zoo:bert-tiny-8", false},
+      {"bert_tiny_8", "zoo:bert-tiny-8", false, false, true},
   };
 }
 

@@ -1,6 +1,6 @@
 // Emitted C of real models on emulated microcontrollers (issue 5): each CI
 // model (ci_models.h) with ordinary and partial-execution plans (and, on the
-// Cortex-M4, a couple of segment-overlap plans) is executed in the checking mode and emitted
+// Cortex-M4, a couple of segment-overlap plans and a few motes plans) is executed in the checking mode and emitted
 // (the program writes the input through the zero-copy pointer, issue 10 §3),
 // built for the Cortex-M4F board (and the Cortex-M7 for a couple) with our
 // startup code and linker script under the SRAM budget, run under
@@ -47,6 +47,7 @@ std::vector<BoardCase> list_board_cases() {
       if (model.on_m7) cases.push_back({model, technique, Target::kCortexM7});
     }
     if (model.overlap_on_board) cases.push_back({model, Technique::kOverlap, Target::kCortexM4});
+    if (model.motes) cases.push_back({model, Technique::kMotes, Target::kCortexM4});
   }
   return cases;
 }

@@ -33,6 +33,7 @@ std::vector<HostCase> list_host_cases() {
     for (Technique technique : {Technique::kOrdinary, Technique::kPex, Technique::kInplace, Technique::kOverlap}) {
       cases.push_back({model, technique});
     }
+    if (model.motes) cases.push_back({model, Technique::kMotes});
   }
   return cases;
 }
