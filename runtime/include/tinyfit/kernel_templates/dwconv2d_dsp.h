@@ -54,12 +54,6 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
   }
 }
 
-/* tf_requantize with SMMLAR's rounding addend (one instruction less). */
-static inline int32_t dwconv_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
-  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
-         q->right_shift;
-}
-
 /* `count` interior pixels of one group of four channels (x: the first
  * pixel's first tap at the group's first channel, then x_step apart; y
  * likewise, y_step apart; w: the group's weights, q and bias its channels'),

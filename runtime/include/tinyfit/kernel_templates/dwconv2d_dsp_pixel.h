@@ -1,8 +1,9 @@
 /* The depthwise __dsp kernels' window, weights, one-channel loop and tap step
- * (dwconv2d_dsp.h's layout and arithmetic), over conv_dsp_arithmetic.h
- * (included first): shared by dwconv2d_dsp.h and the depthwise segment
- * kernel's fast path (dwconv2d_segment_dsp.h). DWCONV_DSP_TAP stays defined
- * for the including file's loops. */
+ * (dwconv2d_dsp.h's layout and arithmetic) and its SMMLAR requantisation,
+ * over conv_dsp_arithmetic.h (included first): shared by dwconv2d_dsp.h, the
+ * depthwise segment kernel's fast path (dwconv2d_segment_dsp.h) and the fused
+ * inverted bottleneck's (inverted_bottleneck_segment_dsp.h). DWCONV_DSP_TAP
+ * stays defined for the including file's loops. */
 #ifndef TINYFIT_KERNEL_TEMPLATES_DWCONV2D_DSP_PIXEL_H_
 #define TINYFIT_KERNEL_TEMPLATES_DWCONV2D_DSP_PIXEL_H_
 
@@ -31,6 +32,12 @@ static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uin
     for (kx = 0; kx < cols; ++kx, x_tap += x_col_step) acc += dsp_widen(*x_tap, x_offset) * tf_load_s16(w + kx * 8);
   }
   return acc;
+}
+
+/* tf_requantize with SMMLAR's rounding addend (one instruction less). */
+static inline int32_t dwconv_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
+  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
+         q->right_shift;
 }
 
 /* One tap of four channels: a0..a3 += (x + offset) * w, lanes selected by

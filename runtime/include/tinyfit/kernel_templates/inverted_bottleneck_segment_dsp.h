@@ -24,6 +24,7 @@
  * stored; the depthwise and the projection read the workspace (ring and
  * depthwise pixel), which no overlap involves. */
 #include "tinyfit/kernel_templates/conv_segment_dsp.h"
+#include "tinyfit/kernel_templates/dwconv2d_dsp_pixel.h"
 #include "tinyfit/kernel_templates/inverted_bottleneck_segment.h"
 
 #define TF_T dsp_element
@@ -31,28 +32,9 @@
 #define TF_ADD_SUBTRACT 0
 #include "tinyfit/kernel_templates/quantized_add.h"
 
-/* tf_requantize with SMMLAR's rounding addend (dwconv2d_dsp.h's form). */
-static inline int32_t ib_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
-  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
-         q->right_shift;
-}
-
-/* One tap of four channels (x_tap: the tap's mid pixel at the group's first
- * channel; w_pair: its two weight words) into a0..a3. */
-#define IB_DSP_TAP(x_tap, w_pair)                                                                          \
-  do {                                                                                                     \
-    const uint32_t xw_ = tf_load_u32(x_tap);                                                               \
-    const uint32_t even_ = dsp_widen_even(xw_, x_offset_lanes), odd_ = dsp_widen_odd(xw_, x_offset_lanes); \
-    const uint32_t w01_ = (w_pair)[0], w23_ = (w_pair)[1];                                                 \
-    a0 = tf_smlabb(even_, w01_, a0);                                                                       \
-    a1 = tf_smlabt(odd_, w01_, a1);                                                                        \
-    a2 = tf_smlatb(even_, w23_, a2);                                                                       \
-    a3 = tf_smlatt(odd_, w23_, a3);                                                                        \
-  } while (0)
-
-#define IB_DSP_STORE4(y, c)                                                                                       \
-  dsp_store4((y) + (c), ib_dsp_requantize(a0, &requant[c]), ib_dsp_requantize(a1, &requant[(c) + 1]),            \
-             ib_dsp_requantize(a2, &requant[(c) + 2]), ib_dsp_requantize(a3, &requant[(c) + 3]), clamp)
+#define IB_DSP_STORE4(y, c)                                                                           \
+  dsp_store4((y) + (c), dwconv_dsp_requantize(a0, &requant[c]), dwconv_dsp_requantize(a1, &requant[(c) + 1]), \
+             dwconv_dsp_requantize(a2, &requant[(c) + 2]), dwconv_dsp_requantize(a3, &requant[(c) + 3]), clamp)
 
 /* The depthwise of one output pixel from its in-bounds taps into `y`: the
  * window's in-bounds taps are `rows` x `cols` from window position
@@ -78,15 +60,15 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
                       *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
       int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      IB_DSP_TAP(t0 + c, w_group);
-      IB_DSP_TAP(t1 + c, w_group + 2);
-      IB_DSP_TAP(t2 + c, w_group + 4);
-      IB_DSP_TAP(t3 + c, w_group + 6);
-      IB_DSP_TAP(t4 + c, w_group + 8);
-      IB_DSP_TAP(t5 + c, w_group + 10);
-      IB_DSP_TAP(t6 + c, w_group + 12);
-      IB_DSP_TAP(t7 + c, w_group + 14);
-      IB_DSP_TAP(t8 + c, w_group + 16);
+      DWCONV_DSP_TAP(t0 + c, w_group);
+      DWCONV_DSP_TAP(t1 + c, w_group + 2);
+      DWCONV_DSP_TAP(t2 + c, w_group + 4);
+      DWCONV_DSP_TAP(t3 + c, w_group + 6);
+      DWCONV_DSP_TAP(t4 + c, w_group + 8);
+      DWCONV_DSP_TAP(t5 + c, w_group + 10);
+      DWCONV_DSP_TAP(t6 + c, w_group + 12);
+      DWCONV_DSP_TAP(t7 + c, w_group + 14);
+      DWCONV_DSP_TAP(t8 + c, w_group + 16);
       IB_DSP_STORE4(y, c);
     }
   } else if (cols == kernel_w) {
@@ -96,7 +78,7 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
       int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
       const uint32_t* w = w_group;
-      for (i = 0; i < tap_count; ++i, w += 2) IB_DSP_TAP(taps[i] + c, w);
+      for (i = 0; i < tap_count; ++i, w += 2) DWCONV_DSP_TAP(taps[i] + c, w);
       IB_DSP_STORE4(y, c);
     }
   } else {
@@ -105,7 +87,7 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
       const dsp_element* const* tap = taps;
       const uint32_t* w = w_group;
       for (ky = 0; ky < rows; ++ky, w += row_skip) {
-        for (kx = 0; kx < cols; ++kx, w += 2) IB_DSP_TAP(*tap++ + c, w);
+        for (kx = 0; kx < cols; ++kx, w += 2) DWCONV_DSP_TAP(*tap++ + c, w);
       }
       IB_DSP_STORE4(y, c);
     }
@@ -119,10 +101,10 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
         acc += dsp_widen((*tap++)[c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? *w >> 16 : *w & 0xffffu);
       }
     }
-    y[c] = dsp_clamp_output(ib_dsp_requantize(acc, &requant[c]), clamp);
+    y[c] = dsp_clamp_output(dwconv_dsp_requantize(acc, &requant[c]), clamp);
   }
 }
-#undef IB_DSP_TAP
+#undef DWCONV_DSP_TAP
 #undef IB_DSP_STORE4
 
 /* The residual add of the call, prepared once: quantized_add.h's fast form
@@ -162,7 +144,7 @@ TF_INNER_LOOP static void ib_dsp_project(const dsp_element* mid, const tf_conv_p
       acc[0] = bias[oc_begin], acc[1] = bias[oc_begin + 1], acc[2] = bias[oc_begin + 2], acc[3] = bias[oc_begin + 3];
       dot_dsp_1x4(mid, weights + (ptrdiff_t)oc_begin * channels, channels, channels, p->input_offset,
                   p->weight_offset, acc);
-      for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) r[j] = ib_dsp_requantize(acc[j], &p->requant[oc_begin + j]);
+      for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) r[j] = dwconv_dsp_requantize(acc[j], &p->requant[oc_begin + j]);
       if (x == NULL) {
         dsp_store4(y + oc_begin, r[0], r[1], r[2], r[3], clamp);
       } else if (residual->fast_ok) {
@@ -190,8 +172,8 @@ TF_INNER_LOOP static void ib_dsp_project(const dsp_element* mid, const tf_conv_p
       sums[0] = bias[j];
       sums[1] = pair ? bias[j + 1] : 0;
       dot_dsp_1x2(mid, w0, pair ? w0 + channels : w0, channels, p->input_offset, p->weight_offset, sums);
-      r[j - oc_begin] = ib_dsp_requantize(sums[0], &p->requant[j]);
-      if (pair) r[j + 1 - oc_begin] = ib_dsp_requantize(sums[1], &p->requant[j + 1]);
+      r[j - oc_begin] = dwconv_dsp_requantize(sums[0], &p->requant[j]);
+      if (pair) r[j + 1 - oc_begin] = dwconv_dsp_requantize(sums[1], &p->requant[j + 1]);
     }
     if (x != NULL) {
       dsp_element block[TF_SEGMENT_CONV_BLOCK];
