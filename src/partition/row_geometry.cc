@@ -39,12 +39,8 @@ int find_sink_axis(PartitionAxis axis, const ir::Tensor& sink) {
 namespace {
 
 tl::unexpected<Diag> fail_axes(const ir::Node& node, const std::string& problem) {
-  Diag diag;
-  diag.code = ExitCode::kBadCommandLine;
-  diag.node = node.name;
-  diag.op = std::string(ir::op_type_name(node.op));
-  diag.message = "no loop over rows or tokens through it: " + problem;
-  return tl::unexpected<Diag>(std::move(diag));
+  return fail_at_node(node.name, std::string(ir::op_type_name(node.op)),
+                      "no loop over rows or tokens through it: " + problem, ExitCode::kBadCommandLine);
 }
 
 bool reduces(const ir::AxisMap& map, int input_index, int input_axis) {

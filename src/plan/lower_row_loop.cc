@@ -42,12 +42,8 @@ struct LoopOperator {
 };
 
 tl::unexpected<Diag> fail_loop(const ir::Node& node, const std::string& problem) {
-  Diag diag;
-  diag.code = ExitCode::kBadCommandLine;
-  diag.node = node.name;
-  diag.op = std::string(ir::op_type_name(node.op));
-  diag.message = "no row loop through it: " + problem;
-  return tl::unexpected<Diag>(std::move(diag));
+  return fail_at_node(node.name, std::string(ir::op_type_name(node.op)), "no row loop through it: " + problem,
+                      ExitCode::kBadCommandLine);
 }
 
 // Bytes of `rows` indices of the tensor's walked `axis`.

@@ -6,12 +6,8 @@ namespace tinyfit::plan {
 namespace {
 
 tl::unexpected<Diag> no_segment_kernel(const ir::Node& node, const std::string& why) {
-  Diag diag;
-  diag.code = ExitCode::kBadCommandLine;
-  diag.node = node.name;
-  diag.op = std::string(ir::op_type_name(node.op));
-  diag.message = "no segment kernel for " + why;
-  return tl::unexpected<Diag>(std::move(diag));
+  return fail_at_node(node.name, std::string(ir::op_type_name(node.op)), "no segment kernel for " + why,
+                      ExitCode::kBadCommandLine);
 }
 
 // A tensor's shape as the runtime's NHWC view sees it (left-padded with 1).

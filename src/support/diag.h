@@ -51,9 +51,9 @@ using Status = tl::expected<void, Diag>;
 inline tl::unexpected<Diag> fail(std::string message, ExitCode code = ExitCode::kBadInput) {
   return tl::unexpected<Diag>(Diag{code, {}, {}, {}, std::move(message)});
 }
-inline tl::unexpected<Diag> fail_at_node(std::string node, std::string op, std::string message) {
-  return tl::unexpected<Diag>(
-      Diag{ExitCode::kBadInput, {}, std::move(node), std::move(op), std::move(message)});
+inline tl::unexpected<Diag> fail_at_node(std::string node, std::string op, std::string message,
+                                         ExitCode code = ExitCode::kBadInput) {
+  return tl::unexpected<Diag>(Diag{code, {}, std::move(node), std::move(op), std::move(message)});
 }
 
 // Thrown by TINYFIT_CHECK: a broken invariant inside the compiler (our bug).
