@@ -14,9 +14,9 @@
 // whole views: a Slice applies its begin to its input view). A reshape-like operator (an alias on one device) is a copy of
 // its input's bytes here.
 //
-// Not built yet: composing a device's part with the single-device
-// techniques (in-place, PEX, MOTES, overlap), and kernel workspaces (every
-// part runs its workspace-free primitive).
+// Not built yet: kernel workspaces (every part runs its workspace-free
+// primitive). Parts composed with the single-device techniques are
+// devices/crop_rows.h's band graphs, not this plan's parts.
 #pragma once
 
 #include <vector>

@@ -11,8 +11,9 @@
 //                        its size, compared with the reference interpreter;
 //   predict-plan-latency the plan's predicted latency (devices/device_latency.h).
 // Not built yet (exit 2 at the command line): a search over the operator
-// order (the model's own is used), composing parts with the single-device
-// techniques and per-device kernel workspaces. Per-device
+// order (the model's own is used) and per-device kernel workspaces. The
+// single-device techniques compose with devices through --partition rows
+// (driver/compile_device_rows.h), not with these per-operator partitions. Per-device
 // emitted C (--emit c) is driver/device_programs.h, run by the command line.
 #pragma once
 

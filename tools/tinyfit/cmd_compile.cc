@@ -15,7 +15,9 @@
 #include "commands.h"
 #include "json_text.h"
 #include "codegen/emit_devices.h"
+#include "compile_device_rows_output.h"
 #include "compile_devices_output.h"
+#include "driver/compile_device_rows.h"
 #include "driver/device_programs.h"
 #include "compile_output.h"
 #include "driver/compile_pipeline.h"
@@ -111,12 +113,46 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   return options;
 }
 
+Status not_built_on_devices(const std::string& what) {
+  return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
+}
+
+// --devices N --partition rows: bands of rows composed with the single-device
+// techniques (driver/compile_device_rows.h); --techniques, --latency-budget,
+// --order, --placement and --target apply to every part.
+Status run_compile_device_rows(const CompileCliOptions& cli) {
+  if (cli.sram_bytes >= 0) return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
+  if (!cli.svg_path.empty()) return not_built_on_devices("the per-device memory chart (--svg)");
+  if (cli.dump_plan) return not_built_on_devices("--dump-plan of a device plan");
+  if (cli.emit == "c") return not_built_on_devices("--emit c with --partition rows");
+  driver::RowsCompileOptions options;
+  TINYFIT_ASSIGN_OR_RETURN(options.single, make_compile_options(cli));
+  TINYFIT_ASSIGN_OR_RETURN(options.limits, parse_device_limits(cli.devices));
+  options.execute = !cli.no_verify;
+  options.device_mhz = cli.devices.device_mhz;
+  TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
+  options.single.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
+  TINYFIT_ASSIGN_OR_RETURN(const driver::RowsCompileReport report, driver::compile_device_rows(graph, options));
+  if (cli.json) {
+    std::cout << format_json(make_device_rows_json(graph, report)) << std::endl;
+  } else {
+    print_device_rows_text(std::cout, graph, report);
+  }
+  if (!report.fits()) {
+    Diag diag;
+    diag.code = ExitCode::kDoesNotFit;
+    diag.file = report.model;
+    diag.message = driver::describe_rows_shortfall(report);
+    return tl::unexpected(diag);
+  }
+  return {};
+}
+
 // --devices N: the multi-device pipeline (driver/compile_devices.h). What it
 // does not build yet says so (exit 2) instead of ignoring a flag.
 Status run_compile_on_devices(const CompileCliOptions& cli) {
-  auto not_built = [](const std::string& what) {
-    return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
-  };
+  if (cli.devices.partition == "rows") return run_compile_device_rows(cli);
+  auto not_built = not_built_on_devices;
   if (cli.devices.partition == "search" && cli.devices.link_bytes_per_second <= 0) {
     return fail("--partition search needs --link-bytes-per-second (the link's rate, e.g. 125000 for UART at 1 Mbit/s)",
                 ExitCode::kBadCommandLine);
@@ -125,7 +161,8 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
   if (cli.dump_plan) return not_built("--dump-plan of a device plan");
   for (const std::string& flag : cli.single_device_flags) {
     if (flag == "--sram") return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
-    return not_built("composing device parts with the single-device techniques (" + flag + ")");
+    return fail("--devices: " + flag + " applies to --partition rows (the partitions by operator run "
+                "every part whole)", ExitCode::kBadCommandLine);
   }
   driver::DeviceCompileOptions options;
   TINYFIT_ASSIGN_OR_RETURN(options.limits, parse_device_limits(cli.devices));
@@ -264,8 +301,9 @@ CommandAction setup_compile_command(CLI::App& app) {
   app.add_option("--partition", cli->devices.partition,
                  "devices: k1k2 (MemoriaNova's rule), min-memory (every operator split by its smallest "
                  "part) or search (the predicted latency's minimum under the devices' limits; needs "
-                 "--link-bytes-per-second)")
-      ->check(CLI::IsMember({"k1k2", "min-memory", "search"}))
+                 "--link-bytes-per-second), or rows (the first operators by bands of rows on every device, "
+                 "every part compiled with the single-device techniques)")
+      ->check(CLI::IsMember({"k1k2", "min-memory", "search", "rows"}))
       ->capture_default_str()
       ->needs(devices);
   return [cli, &app] {

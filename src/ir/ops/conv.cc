@@ -110,17 +110,23 @@ OpKind kind_conv(const Graph&, const Node& node) {
 }
 OpKind kind_channelwise(const Graph&, const Node&) { return OpKind::kChannelwise; }
 
+void set_row_padding(Node& node, int64_t before, int64_t after) {
+  auto& pad = std::get<ConvAttrs>(node.attrs).pad;
+  pad.top = before;
+  pad.bottom = after;
+}
+
 }  // namespace
 
 const OpDecl& conv2d_decl() {
   static const OpDecl decl{"Conv2D", infer_conv, macs_conv, kind_conv, axes_conv,
-                           InplaceRule::kNever, false, true};
+                           InplaceRule::kNever, false, true, set_row_padding};
   return decl;
 }
 
 const OpDecl& depthwise_conv2d_decl() {
   static const OpDecl decl{"DepthwiseConv2D", infer_depthwise, macs_depthwise, kind_channelwise,
-                           axes_depthwise, InplaceRule::kLineBuffer, false, true};
+                           axes_depthwise, InplaceRule::kLineBuffer, false, true, set_row_padding};
   return decl;
 }
 

@@ -34,11 +34,19 @@ AxisMap axes(const Graph&, const Node& node) {
   return map;
 }
 
+void set_row_padding(Node& node, int64_t before, int64_t after) {
+  auto& pad = std::get<PoolAttrs>(node.attrs).pad;
+  pad.top = before;
+  pad.bottom = after;
+}
+
 }  // namespace
 
 const OpDecl& pool_decl(OpType op) {
-  static const OpDecl max_pool{"MaxPool", infer, macs, kind, axes, InplaceRule::kNever, false, true};
-  static const OpDecl average_pool{"AveragePool", infer, macs, kind, axes, InplaceRule::kNever, false, true};
+  static const OpDecl max_pool{"MaxPool", infer, macs, kind, axes, InplaceRule::kNever, false, true,
+                               set_row_padding};
+  static const OpDecl average_pool{"AveragePool", infer, macs, kind, axes, InplaceRule::kNever, false, true,
+                                   set_row_padding};
   TINYFIT_CHECK(op == OpType::kMaxPool || op == OpType::kAveragePool) << op_type_name(op);
   return op == OpType::kMaxPool ? max_pool : average_pool;
 }

@@ -1,0 +1,104 @@
+// `tinyfit compile --devices N --partition rows`: device parts composed with
+// the single-device techniques (issue 14). The model's first operators, where
+// the large feature maps are, run split by rows over every device (MemoriaNova's
+// fmh, the input image delivered to each device by rows with its halo); the
+// rest runs on device 0. Each device's band of the head is a graph of its own
+// (devices/crop_rows.h) and, like the tail, goes through the whole
+// single-device pipeline (compile_model: ordering, in-place, PEX, MOTES row
+// loops, overlap, placement, primitive selection) inside that device's SRAM,
+// so a device never holds a whole large feature map.
+//
+// Passes, in order:
+//   find-cut        the cut after the fewest operators whose tail fits device
+//                   0's SRAM (a binary search over the cuts whose head every
+//                   device can compute by bands), then the next cuts while a
+//                   band does not fit;
+//   balance-bands   the rows of the boundary each device computes, evened
+//                   out over the devices' bands of the model input
+//                   (devices/balance_bands.h);
+//   crop-rows       per device, the band graph of its share of the boundary
+//                   tensors' rows;
+//   compile-parts   compile_model on every band graph and on the tail;
+//   verify          every device's plans executed in poisoned arenas of exactly
+//                   their sizes, the boundary bands gathered on device 0 as the
+//                   link would carry them, the tail run on them, the outputs
+//                   compared with the reference interpreter on the whole model
+//                   (int8 bit-exact).
+// A device's SRAM is its largest plan's arena: device 0 runs its band, then
+// moves its own rows of the boundary (one contiguous block of each NHWC
+// tensor) into the tail's input buffer and receives the others' there, so
+// the band's arena is dead once the tail starts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "devices/crop_rows.h"
+#include "devices/device_plan.h"
+#include "driver/compile_options.h"
+#include "driver/compile_pipeline.h"
+#include "driver/compile_verify.h"
+#include "ir/graph.h"
+#include "support/diag.h"
+
+namespace tinyfit::driver {
+
+struct RowsCompileOptions {
+  devices::DeviceLimits limits;
+  CompileOptions single;     // techniques, order, placement, latency budget, target (sram and emit unset)
+  double device_mhz = 100;   // instructions per second / 1e6 (one per cycle)
+  bool execute = true;       // false: --no-verify
+  int max_cuts = 12;         // compile_model runs of the tail spent finding the cut, at most
+};
+
+// One device's band of the head, compiled.
+struct BandPart {
+  devices::BandGraph band;
+  std::vector<ir::Range> shares;  // per boundary tensor: the rows this device hands on
+  CompileReport report;
+};
+
+struct CutTried {
+  int head_nodes = 0;
+  int64_t tail_arena_bytes = 0;
+  int64_t largest_band_arena_bytes = -1;  // -1: the bands were not compiled
+  bool fits = false;
+};
+
+struct RowsCompileReport {
+  std::string model;
+  devices::DeviceLimits limits;
+  int head_nodes = 0;                        // the cut: nodes [0, head_nodes) by bands
+  std::vector<ir::TensorId> boundary;        // tensors crossing it
+  std::vector<BandPart> bands;               // one per device
+  ir::Graph tail_graph;
+  CompileReport tail;                        // on device 0
+  std::vector<int64_t> sram_bytes;           // per device: its largest plan's arena
+  std::vector<int64_t> flash_bytes;          // per device: the constants of its graphs
+  std::vector<int64_t> input_bytes;          // per device: its rows of the model inputs (with their halo)
+  int64_t link_bytes = 0;                    // the boundary rows devices 1.. send to device 0
+  int64_t head_macs = 0;                     // the head's MACs in the model
+  int64_t band_macs = 0;                     // summed over the band graphs: + halos, - rows no consumer reads
+  std::vector<CutTried> cuts;                // what find-cut compiled, in order
+  Verification verification;
+  // Predicted: the slowest band, the link, the tail (options.single.target's cost table).
+  std::optional<double> seconds;
+  std::optional<double> one_device_seconds;  // compile_model on the whole model, unlimited SRAM: its fastest plan
+  std::vector<std::optional<double>> device_instructions;  // per device, its bands' and tail's
+
+  std::vector<int> count_over_limit() const;
+  bool fits() const { return count_over_limit().empty(); }
+};
+
+// Requires: limits with at least 2 devices; single.sram_bytes and emit_dir unset.
+// Guarantees: verification.verified only after the composed plans ran and every
+// output equalled the reference (a mismatch is an internal error). A model whose
+// first operator cannot run by bands is exit 2 with the reason.
+Result<RowsCompileReport> compile_device_rows(const ir::Graph& graph, const RowsCompileOptions& options);
+
+// "device 1: arena 140,288 bytes > 131,072 (SRAM), ..." for the devices over their limits.
+std::string describe_rows_shortfall(const RowsCompileReport& report);
+
+}  // namespace tinyfit::driver

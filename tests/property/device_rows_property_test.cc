@@ -1,0 +1,154 @@
+// Bands of rows composed with the single-device techniques (issue 14,
+// driver/compile_device_rows.h, devices/crop_rows.h): seeded random chains of
+// convolutions, depthwise convolutions, pools and residual Adds (random
+// kernels, strides, dilations, asymmetric padding; int8 and float32), cut at
+// a random operator, the head's boundary split by rows over 2-4 devices.
+//  - crop_rows alone: every device's band graph, run by the reference
+//    interpreter on its rows of the input, gives its rows of the boundary;
+//    gathered and run through the tail they give the model's output (int8
+//    bit-exact, float32 within summation order);
+//  - the whole pipeline: every band and the tail compiled with every
+//    single-device technique under random per-device SRAM, each plan run in
+//    a poisoned arena of exactly its size in the executor's checking mode,
+//    compared with the reference (compile_device_rows verifies; a mismatch
+//    is an internal error, which fails the test).
+//
+// Reproduce one case: TINYFIT_ROWS_SEED=<seed>; more cases: TINYFIT_ROWS_CASES=<n>.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "devices/crop_rows.h"
+#include "devices/device_plan.h"
+#include "driver/compile_device_rows.h"
+#include "driver/compile_verify.h"
+#include "exec/reference_interpreter.h"
+#include "partition/motes_search.h"
+#include "support/random_row_chain.h"
+
+namespace tinyfit {
+namespace {
+
+using row_chain::ChainSpec;
+using row_chain::OracleCase;
+
+std::vector<uint64_t> seeds(uint64_t count) {
+  if (const char* one = std::getenv("TINYFIT_ROWS_SEED")) return {std::strtoull(one, nullptr, 10)};
+  if (const char* n = std::getenv("TINYFIT_ROWS_CASES")) count = std::strtoull(n, nullptr, 10);
+  std::vector<uint64_t> list;
+  for (uint64_t s = 0; s < count; ++s) list.push_back(s);
+  return list;
+}
+
+ChainSpec make_spec(uint64_t seed) {
+  ChainSpec spec;
+  spec.seed = seed;
+  spec.dtype = seed % 4 == 3 ? ir::DType::kF32 : ir::DType::kI8;
+  spec.operators = 3 + static_cast<int>(seed % 5);
+  spec.rows = 10 + static_cast<int64_t>(seed % 13);
+  spec.cols = 3 + static_cast<int64_t>(seed % 4);
+  return spec;
+}
+
+exec::TensorData rows_of(const exec::TensorData& whole, ir::Range rows) {
+  ir::Shape shape = whole.shape;
+  shape[1] = rows.size();
+  exec::TensorData part = exec::TensorData::zeros(whole.dtype, shape);
+  const size_t per_row = whole.bytes.size() / static_cast<size_t>(whole.shape[1]);
+  std::memcpy(part.bytes.data(), whole.bytes.data() + static_cast<size_t>(rows.begin) * per_row, part.bytes.size());
+  return part;
+}
+
+// The cuts crop_rows accepts for `parts` devices.
+std::vector<int> find_cuts(const ir::Graph& graph, int parts) {
+  std::vector<int> cuts;
+  for (int c = 1; c < static_cast<int>(graph.nodes.size()); ++c) {
+    if (devices::check_head(graph, c, parts)) cuts.push_back(c);
+  }
+  return cuts;
+}
+
+void expect_outputs_equal(const std::vector<exec::TensorData>& actual, const std::vector<exec::TensorData>& expected,
+                          const std::string& label) {
+  ASSERT_EQ(actual.size(), expected.size()) << label;
+  for (size_t o = 0; o < expected.size(); ++o) {
+    const driver::OutputComparison c = driver::compare_outputs(actual[o], expected[o]);
+    EXPECT_TRUE(c.matches) << label << ": output " << o << " differs at element " << c.first_mismatch;
+  }
+}
+
+TEST(DeviceRows, BandGraphsGatheredThroughTheTailGiveTheModelsOutput) {
+  int checked = 0;
+  for (uint64_t seed : seeds(60)) {
+    const OracleCase c = row_chain::make_random_row_chain(make_spec(seed));
+    const int parts = 2 + static_cast<int>(seed % 3);
+    const std::vector<int> cuts = find_cuts(c.graph, parts);
+    if (cuts.empty()) continue;
+    const int cut = cuts[seed % cuts.size()];
+    const std::string label = "seed " + std::to_string(seed) + ", cut " + std::to_string(cut) + ", " +
+                              std::to_string(parts) + " devices";
+    const std::vector<ir::TensorId> boundary = devices::find_head_boundary(c.graph, cut);
+    std::vector<exec::TensorData> gathered;
+    for (ir::TensorId t : boundary) {
+      gathered.push_back(exec::TensorData::zeros(c.graph.tensor(t).dtype, c.graph.tensor(t).shape));
+    }
+    for (int d = 0; d < parts; ++d) {
+      std::vector<ir::Range> shares;
+      for (ir::TensorId t : boundary) shares.push_back(devices::split_extent(c.graph.tensor(t).shape[1], d, parts));
+      Result<devices::BandGraph> band = devices::crop_rows(c.graph, cut, shares, "_band");
+      ASSERT_TRUE(band.has_value()) << label << ": " << band.error().message;
+      std::vector<exec::TensorData> inputs;
+      for (size_t i = 0; i < band->model_inputs.size(); ++i) inputs.push_back(rows_of(c.inputs[0], band->input_rows[i]));
+      Result<std::vector<exec::TensorData>> outputs = exec::run_reference(band->graph, inputs);
+      ASSERT_TRUE(outputs.has_value()) << label << ": " << outputs.error().message;
+      for (size_t b = 0; b < boundary.size(); ++b) {
+        const ir::Range band_rows = band->output_rows[b];
+        ASSERT_TRUE(band_rows.begin <= shares[b].begin && shares[b].end <= band_rows.end) << label;
+        const exec::TensorData mine =
+            rows_of((*outputs)[b], {shares[b].begin - band_rows.begin, shares[b].end - band_rows.begin});
+        const size_t per_row = gathered[b].bytes.size() / static_cast<size_t>(gathered[b].shape[1]);
+        std::memcpy(gathered[b].bytes.data() + static_cast<size_t>(shares[b].begin) * per_row, mine.bytes.data(),
+                    mine.bytes.size());
+      }
+    }
+    const ir::Graph tail = devices::extract_tail(c.graph, cut, "_tail");
+    Result<std::vector<exec::TensorData>> actual = exec::run_reference(tail, gathered);
+    ASSERT_TRUE(actual.has_value()) << label << ": " << actual.error().message;
+    Result<std::vector<exec::TensorData>> expected = exec::run_reference(c.graph, c.inputs);
+    ASSERT_TRUE(expected.has_value()) << label;
+    expect_outputs_equal(*actual, *expected, label);
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);  // most chains have a cut for their device count
+}
+
+TEST(DeviceRows, ComposedPlansUnderRandomSramAreVerifiedAgainstTheReference) {
+  int checked = 0, fitted = 0;
+  for (uint64_t seed : seeds(16)) {
+    const OracleCase c = row_chain::make_random_row_chain(make_spec(seed));
+    const int parts = 2 + static_cast<int>(seed % 3);
+    if (find_cuts(c.graph, parts).empty()) continue;
+    driver::RowsCompileOptions options;
+    options.single.seed = static_cast<uint32_t>(seed);
+    options.single.latency_budget = seed % 2 == 0 ? 1.05 : partition::kNoLatencyBudget;
+    kernel_oracle::Random r(seed);
+    for (int d = 0; d < parts; ++d) options.limits.sram_bytes.push_back(r.uniform_int(64, 4096));
+    const std::string label = "seed " + std::to_string(seed) + ", " + std::to_string(parts) + " devices";
+    Result<driver::RowsCompileReport> report = driver::compile_device_rows(c.graph, options);
+    ASSERT_TRUE(report.has_value()) << label << ": " << report.error().message;
+    EXPECT_TRUE(report->verification.verified) << label;
+    for (size_t d = 0; d < report->bands.size(); ++d) {
+      EXPECT_GE(report->sram_bytes[d], report->bands[d].report.result().arena_bytes) << label;
+    }
+    EXPECT_GE(report->sram_bytes[0], report->tail.result().arena_bytes) << label;
+    fitted += report->fits() ? 1 : 0;
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+  EXPECT_GE(fitted, 1);  // the limits are random: some fit
+}
+
+}  // namespace
+}  // namespace tinyfit

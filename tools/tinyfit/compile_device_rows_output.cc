@@ -1,0 +1,127 @@
+#include "compile_device_rows_output.h"
+
+#include <sstream>
+
+#include "support/byte_size.h"
+#include "support/display_text.h"
+#include "text_table.h"
+
+namespace tinyfit::tools {
+namespace {
+
+std::string format_ms(double seconds) {
+  std::ostringstream text;
+  text.precision(5);
+  text << seconds * 1e3 << " ms";
+  return text.str();
+}
+
+std::string boundary_names(const ir::Graph& graph, const driver::RowsCompileReport& r) {
+  std::string names;
+  for (ir::TensorId t : r.boundary) names += (names.empty() ? "" : ", ") + graph.tensor(t).name;
+  return names;
+}
+
+std::string plan_name(const driver::CompileReport& report) { return report.result().name; }
+
+}  // namespace
+
+void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const driver::RowsCompileReport& r) {
+  const int n = static_cast<int>(r.bands.size());
+  const ir::Node& last = graph.nodes[static_cast<size_t>(r.head_nodes - 1)];
+  out << "model: " << escape_for_display(r.model) << "\n"
+      << "devices: " << n << " (partition: rows: operators 0.." << r.head_nodes - 1 << " by bands of rows on every "
+      << "device, the other " << graph.nodes.size() - static_cast<size_t>(r.head_nodes)
+      << " on device 0; every part compiled with the single-device techniques)\n"
+      << "cut: after '" << escape_for_display(last.name) << "'; boundary: " << escape_for_display(boundary_names(graph, r))
+      << "\n"
+      << "MACs of the bands: " << format_thousands(r.band_macs) << " (the head's " << format_thousands(r.head_macs)
+      << "; the difference: halo rows computed on two devices, less rows no consumer reads)\n";
+  using Align = TextTable::Align;
+  TextTable table({"device", "sram_limit", "sram_bytes", "band_arena", "band_plan", "tail_arena", "tail_plan",
+                   "flash_bytes", "input_bytes"},
+                  {Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft, Align::kRight,
+                   Align::kLeft, Align::kRight, Align::kRight});
+  for (int d = 0; d < n; ++d) {
+    const driver::BandPart& part = r.bands[static_cast<size_t>(d)];
+    table.add_row({std::to_string(d), format_thousands(r.limits.sram_bytes[static_cast<size_t>(d)]),
+                   format_thousands(r.sram_bytes[static_cast<size_t>(d)]),
+                   format_thousands(part.report.result().arena_bytes), plan_name(part.report),
+                   d == 0 ? format_thousands(r.tail.result().arena_bytes) : "-", d == 0 ? plan_name(r.tail) : "-",
+                   format_thousands(r.flash_bytes[static_cast<size_t>(d)]),
+                   format_thousands(r.input_bytes[static_cast<size_t>(d)])});
+  }
+  out << "per device (bytes; sram_bytes = its largest plan's arena; input_bytes: its rows of the model input, "
+         "halo included):\n";
+  table.print(out);
+  out << "bytes exchanged: " << format_thousands(r.link_bytes) << " over the links (gather of the boundary rows on "
+      << "device 0)\n";
+  if (r.seconds) {
+    out << "predicted latency: " << format_ms(*r.seconds) << " (the slowest band, then the link at "
+        << format_thousands(r.limits.link_bytes_per_second) << " bytes/s, then the tail)";
+    if (r.one_device_seconds) {
+      out << "; one device with the same techniques and unlimited SRAM (its fastest plan): " << format_ms(*r.one_device_seconds) << ", "
+          << (1.0 - *r.seconds / *r.one_device_seconds) * 100 << "% lower";
+    }
+    out << "\n";
+  }
+  out << "cuts compiled:";
+  for (const driver::CutTried& c : r.cuts) {
+    out << " " << c.head_nodes << " (tail " << format_thousands(c.tail_arena_bytes);
+    if (c.largest_band_arena_bytes >= 0) out << ", bands " << format_thousands(c.largest_band_arena_bytes);
+    out << (c.fits ? ", fits)" : ")");
+  }
+  out << "\n"
+      << "fits: " << (r.fits() ? "yes" : "no") << "\n"
+      << "verified: " << (r.verification.verified ? "yes" : "no") << " (" << r.verification.note << ")\n";
+}
+
+nlohmann::json make_device_rows_json(const ir::Graph& graph, const driver::RowsCompileReport& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  j["partition"] = "rows";
+  j["head_nodes"] = r.head_nodes;
+  j["cut_after"] = graph.nodes[static_cast<size_t>(r.head_nodes - 1)].name;
+  nlohmann::json boundary = nlohmann::json::array();
+  for (ir::TensorId t : r.boundary) boundary.push_back(graph.tensor(t).name);
+  j["boundary"] = boundary;
+  j["head_macs"] = r.head_macs;
+  j["band_macs"] = r.band_macs;
+  j["exchanged_bytes"] = r.link_bytes;
+  j["link_bytes_per_second"] = r.limits.link_bytes_per_second;
+  j["fits"] = r.fits();
+  j["verified"] = r.verification.verified;
+  j["seconds"] = r.seconds ? nlohmann::json(*r.seconds) : nlohmann::json(nullptr);
+  j["one_device_seconds"] = r.one_device_seconds ? nlohmann::json(*r.one_device_seconds) : nlohmann::json(nullptr);
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t d = 0; d < r.bands.size(); ++d) {
+    const driver::BandPart& part = r.bands[d];
+    nlohmann::json dj;
+    dj["device"] = d;
+    dj["sram_limit_bytes"] = r.limits.sram_bytes[d];
+    dj["sram_bytes"] = r.sram_bytes[d];
+    dj["band_arena_bytes"] = part.report.result().arena_bytes;
+    dj["band_plan"] = plan_name(part.report);
+    dj["band_techniques"] = part.report.result().techniques;
+    if (d == 0) {
+      dj["tail_arena_bytes"] = r.tail.result().arena_bytes;
+      dj["tail_plan"] = plan_name(r.tail);
+    }
+    dj["flash_bytes"] = r.flash_bytes[d];
+    dj["input_bytes"] = r.input_bytes[d];
+    dj["instructions"] = r.device_instructions[d] ? nlohmann::json(*r.device_instructions[d]) : nlohmann::json(nullptr);
+    list.push_back(dj);
+  }
+  j["devices"] = list;
+  nlohmann::json cuts = nlohmann::json::array();
+  for (const driver::CutTried& c : r.cuts) {
+    cuts.push_back({{"head_nodes", c.head_nodes},
+                    {"tail_arena_bytes", c.tail_arena_bytes},
+                    {"largest_band_arena_bytes", c.largest_band_arena_bytes},
+                    {"fits", c.fits}});
+  }
+  j["cuts"] = cuts;
+  return j;
+}
+
+}  // namespace tinyfit::tools
