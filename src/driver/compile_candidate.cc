@@ -228,6 +228,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     plan_options.inplace = inplace;
     plan_options.row_overlaps = row_overlaps > 0;
     plan_options.row_overlaps_at_limit = row_overlaps > 1;
+    plan_options.row_buffers_in_input = row_overlaps > 2;
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
@@ -267,8 +268,10 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
       if (within(a) && a.arena_bytes != b.arena_bytes) return a.arena_bytes < b.arena_bytes;
       return predicted(a) < predicted(b);
     };
-    // The overlaps from the inputs' starts, or at the limits: the same bytes
-    // are shared when an output fits in its input, but they place differently.
+    // The overlaps from the inputs' starts, or at the limits (then also with
+    // the loops' row buffers in the input bytes below the outputs): the same
+    // bytes are shared when an output fits in its input, but they place
+    // differently.
     const auto describe = [&](const std::string& label, const CompileCandidate& c) {
       return label + ": arena " + std::to_string(c.arena_bytes) +
              (c.predicted_instructions && ordinary_instructions
@@ -277,9 +280,11 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     };
     CompileCandidate best = std::move(plain);
     std::string best_label = "without row-loop overlaps", others;
-    for (int variant : {1, 2}) {
+    for (int variant : {1, 2, 3}) {
       TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, variant, retries));
-      std::string label = variant == 1 ? "row-loop overlaps from the inputs' starts" : "row-loop overlaps at the limits";
+      std::string label = variant == 1   ? "row-loop overlaps from the inputs' starts"
+                          : variant == 2 ? "row-loop overlaps at the limits"
+                                         : "row-loop overlaps at the limits, row buffers below them";
       if (better(overlapped, best)) {
         std::swap(best, overlapped);
         std::swap(best_label, label);

@@ -12,6 +12,13 @@
 // exactly the replay's (at L safe, at L + 1 not), verify_plan rejects an
 // offset one byte past the limit, and the executor's shadow check catches
 // the overwritten row when such a plan runs anyway.
+// The same with the output at its limit and the loop's carried and partial
+// row buffers stacked below it in the consumed input
+// (plan/lower_row_buffer_overlap.h): every row buffer's offset within its
+// limit, the limit exactly the replay's, the plan bit-exact in its exact
+// arena under the overwrite check; a row buffer moved past its limit is
+// rejected by verify_plan and, run anyway, clobbers an input byte a later
+// call reads, which the shadow check reports.
 //
 // Reproduce one case: TINYFIT_ROW_SEED=<seed>; more cases: TINYFIT_ROW_CASES=<n>.
 #include <gtest/gtest.h>
@@ -21,6 +28,7 @@
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
 #include "ir/verify_graph.h"
+#include "plan/lower_row_buffer_overlap.h"
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
 #include "plan/plan_macs.h"
@@ -38,17 +46,18 @@ struct OverlapCase {
   ChainSpec chain;
   int first_op = 0, last_op = 0;  // the row loop's operators, inclusive
   int64_t tile = 1;
+  bool row_buffers = false;  // output at its limit, row buffers below it
 };
 
 std::string describe_case(const OverlapCase& c) {
   std::ostringstream out;
   out << "seed " << c.chain.seed << ", " << ir::dtype_name(c.chain.dtype) << ", " << c.chain.operators
       << " operators, " << c.chain.rows << "x" << c.chain.cols << ", loop over operators " << c.first_op << ".."
-      << c.last_op << ", tile " << c.tile;
+      << c.last_op << ", tile " << c.tile << (c.row_buffers ? ", row buffers in the input" : "");
   return out.str();
 }
 
-OverlapCase make_case(uint64_t seed, ir::DType dtype) {
+OverlapCase make_case(uint64_t seed, ir::DType dtype, bool row_buffers) {
   kernel_oracle::Random r(seed * 0xD1B54A32D192ED03ull + 5);
   OverlapCase c;
   c.chain.seed = seed;
@@ -59,12 +68,13 @@ OverlapCase make_case(uint64_t seed, ir::DType dtype) {
   c.first_op = static_cast<int>(r.uniform_int(0, c.chain.operators - 1));
   c.last_op = static_cast<int>(r.uniform_int(c.first_op, c.chain.operators - 1));
   c.tile = r.uniform_int(1, 5);
+  c.row_buffers = row_buffers;
   return c;
 }
 
 struct Lowered {
   kernel_oracle::OracleCase net;
-  plan::Plan without;  // the row-loop plan
+  plan::Plan without;  // the row-loop plan (row_buffers: with the output's overlap at its limit)
   plan::RowLoopOverlapResult with;
 };
 
@@ -78,7 +88,12 @@ Result<Lowered> lower_case(const OverlapCase& c) {
   const ir::Node& sink = l.net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(c.last_op)).node));
   spec.tile = std::min(c.tile, l.net.graph.output_tensor(sink, 0).shape[1]);
   TINYFIT_ASSIGN_OR_RETURN(l.without, plan::build_row_loop_plan(l.net.graph, bg, analysis::given_order(bg), {spec}));
-  l.with = plan::apply_row_loop_overlaps(l.without);
+  if (!c.row_buffers) {
+    l.with = plan::apply_row_loop_overlaps(l.without);
+    return l;
+  }
+  l.without = plan::apply_row_loop_overlaps(std::move(l.without), 4, /*at_limit=*/true).plan;
+  l.with = plan::apply_row_buffer_overlaps(l.without);
   return l;
 }
 
@@ -89,15 +104,30 @@ const plan::Loop* find_overlapping_loop(const plan::Plan& p) {
   return nullptr;
 }
 
+// Empty when the limit of the overlap `o` of `loop` is exactly the replay's
+// (safe at it, not one byte past it) and `o` is within it; else what is wrong.
+std::string check_limit(const plan::Plan& p, const plan::Loop& loop, const plan::LoopOverlap& o) {
+  const std::optional<int64_t> limit = plan::compute_row_loop_overlap_limit(p, loop, o.input, o.output);
+  if (!limit) return {};  // no write before a read: the replay accepts any offset
+  if (o.offset_bytes > *limit) return "offset past the limit";
+  plan::LoopOverlap at = o;
+  at.offset_bytes = *limit;
+  if (Status ok = plan::replay_row_loop_overlap(p, loop, at); !ok) return "replay rejects the limit: " + ok.error().message;
+  at.offset_bytes = *limit + 1;
+  if (plan::replay_row_loop_overlap(p, loop, at)) return "replay accepts the limit + 1";
+  return {};
+}
+
 // Empty when the overlapping plan runs exactly; else what went wrong.
-// `declared` counts cases whose plan declares a loop overlap.
+// `declared` counts cases whose plan declares a loop overlap (row_buffers:
+// one that places a row buffer).
 std::string check_case(const OverlapCase& c, int& declared) {
   Result<Lowered> lowered = lower_case(c);
   if (!lowered) return "lowering: " + lowered.error().format();
   const ir::Graph& graph = lowered->net.graph;
   plan::Plan p = std::move(lowered->with.plan);
   const plan::Loop* loop = find_overlapping_loop(p);
-  if (loop == nullptr) return {};
+  if (loop == nullptr || (c.row_buffers && loop->overlaps.size() < 2)) return {};
   ++declared;
   if (plan::count_plan_macs(graph, p) != ir::count_graph_macs(graph)) return "MACs differ from the graph's";
   const plan::PlanMemory before = plan::compute_plan_memory(lowered->without);
@@ -107,16 +137,12 @@ std::string check_case(const OverlapCase& c, int& declared) {
   }
   if (after.peak_bytes > before.peak_bytes) return "peak rose";
   // The closed form is the replay's limit exactly (before alignment).
-  const plan::LoopOverlap& declared_overlap = loop->overlaps.front();
-  const std::optional<int64_t> limit =
-      plan::compute_row_loop_overlap_limit(p, *loop, declared_overlap.input, declared_overlap.output);
-  if (!limit) return "no limit for a declared overlap";
-  if (declared_overlap.offset_bytes > *limit) return "offset past the limit";
-  plan::LoopOverlap at = declared_overlap;
-  at.offset_bytes = *limit;
-  if (Status ok = plan::replay_row_loop_overlap(p, *loop, at); !ok) return "replay rejects the limit: " + ok.error().message;
-  at.offset_bytes = *limit + 1;
-  if (plan::replay_row_loop_overlap(p, *loop, at)) return "replay accepts the limit + 1";
+  if (!plan::compute_row_loop_overlap_limit(p, *loop, loop->overlaps.front().input, loop->overlaps.front().output)) {
+    return "no limit for a declared overlap";
+  }
+  for (const plan::LoopOverlap& o : loop->overlaps) {
+    if (std::string failure = check_limit(p, *loop, o); !failure.empty()) return failure;
+  }
 
   Result<std::vector<TensorData>> expected = run_reference(graph, lowered->net.inputs);
   if (!expected) return "reference: " + expected.error().format();
@@ -145,22 +171,24 @@ std::string check_case(const OverlapCase& c, int& declared) {
   return {};
 }
 
-void run_random_cases(ir::DType dtype, int default_cases) {
+void run_random_cases(ir::DType dtype, int default_cases, bool row_buffers = false) {
   const std::optional<int64_t> only = kernel_oracle::read_env_int("TINYFIT_ROW_SEED");
   const int cases = static_cast<int>(kernel_oracle::read_env_int("TINYFIT_ROW_CASES").value_or(default_cases));
   int declared = 0;
   for (int i = 0; i < cases; ++i) {
     const uint64_t seed = only ? static_cast<uint64_t>(*only) : static_cast<uint64_t>(i);
-    const OverlapCase c = make_case(seed, dtype);
+    const OverlapCase c = make_case(seed, dtype, row_buffers);
     const std::string failure = check_case(c, declared);
     if (failure.empty()) continue;
     ADD_FAILURE() << describe_case(c) << ": " << failure;
     return;
   }
   // Most loops over the chain's first operators read the model input and
-  // hand their output on: the property is exercised, not skipped.
+  // hand their output on: the property is exercised, not skipped. A row
+  // buffer needs room below an output that sits above its input's start,
+  // which about 1 chain in 25 leaves (hence more cases).
   if (!only) {
-    EXPECT_GE(declared, cases / 4) << "of " << cases << " cases";
+    EXPECT_GE(declared, cases / (row_buffers ? 50 : 4)) << "of " << cases << " cases";
   }
 }
 
@@ -170,6 +198,51 @@ TEST(RowLoopOverlapExecution, RandomInt8ChainsMatchTheReferenceBitForBitUnderThe
 
 TEST(RowLoopOverlapExecution, RandomFloatChainsMatchTheReferenceUnderTheOverwriteCheck) {
   run_random_cases(ir::DType::kF32, 400);
+}
+
+TEST(RowLoopOverlapExecution, RandomInt8ChainsWithRowBuffersInTheConsumedInputMatchTheReferenceBitForBit) {
+  run_random_cases(ir::DType::kI8, 2000, /*row_buffers=*/true);
+}
+
+TEST(RowLoopOverlapExecution, RandomFloatChainsWithRowBuffersInTheConsumedInputMatchTheReference) {
+  run_random_cases(ir::DType::kF32, 2000, /*row_buffers=*/true);
+}
+
+// Random chains whose lowering puts a row buffer in the consumed input: the
+// row buffer's overlap alone (the others removed, so nothing else shares its
+// bytes), moved a word past its limit, is rejected by verify_plan in every
+// case; run anyway, the shadow check reports the clobbered input byte in the
+// cases where a later call reads it (in the others the clobbering call reads
+// the byte itself first, which only the replay sees).
+TEST(RowLoopOverlapExecution, ARowBufferPastItsLimitIsRejectedAndCaughtByTheShadowCheck) {
+  int moved = 0, caught = 0;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    const OverlapCase c = make_case(seed, ir::DType::kI8, /*row_buffers=*/true);
+    Result<Lowered> lowered = lower_case(c);
+    ASSERT_TRUE(lowered.has_value()) << lowered.error().format();
+    plan::Plan p = lowered->with.plan;
+    const plan::Loop* loop = find_overlapping_loop(p);
+    if (loop == nullptr || loop->overlaps.size() < 2) continue;
+    plan::LoopOverlap row_buffer = loop->overlaps.back();
+    const std::optional<int64_t> limit = plan::compute_row_loop_overlap_limit(p, *loop, row_buffer.input, row_buffer.output);
+    if (!limit) continue;
+    // Past the limit by a whole word, so placement keeps the buffers aligned.
+    row_buffer.offset_bytes = (*limit >= 0 ? *limit / 4 * 4 : -((-*limit + 3) / 4 * 4)) + 4;
+    for (plan::Step& step : p.steps) {
+      if (step.is_loop() && !step.loop().overlaps.empty()) std::get<plan::Loop>(step.what).overlaps = {row_buffer};
+    }
+    ++moved;
+    const Status verified = plan::verify_plan(lowered->net.graph, p);
+    ASSERT_FALSE(verified.has_value()) << describe_case(c) << ": verify_plan accepted a row buffer past its limit";
+    EXPECT_NE(verified.error().message.find("which call"), std::string::npos) << verified.error().message;
+    ASSERT_TRUE(plan::place_plan(p, "greedy-by-size", {}).has_value());
+    ExecuteOptions options;
+    options.check_overwrites = true;
+    Result<std::vector<TensorData>> ran = execute_plan(lowered->net.graph, p, lowered->net.inputs, options);
+    if (!ran && ran.error().message.find("last written for") != std::string::npos) ++caught;
+  }
+  EXPECT_GE(moved, 10);
+  EXPECT_GE(caught, 1) << "of " << moved << " row buffers moved past their limits";
 }
 
 // A chain of 3x3 stride-1 convolutions and depthwise convolutions over 16

@@ -4,6 +4,7 @@
 
 #include "partition/contract_loops.h"
 #include "partition/row_geometry.h"
+#include "plan/lower_row_buffer_overlap.h"
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
 #include "schedule/order_best.h"
@@ -67,6 +68,11 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
     RowLoopOverlapResult overlapped = apply_row_loop_overlaps(std::move(result.plan), 4, options.row_overlaps_at_limit);
     result.plan = std::move(overlapped.plan);
     if (!overlapped.note.empty()) result.note += "; " + overlapped.note;
+    if (options.row_overlaps_at_limit && options.row_buffers_in_input) {
+      RowLoopOverlapResult rows = apply_row_buffer_overlaps(std::move(result.plan));
+      result.plan = std::move(rows.plan);
+      if (!rows.note.empty()) result.note += "; " + rows.note;
+    }
   }
   return result;
 }

@@ -32,6 +32,9 @@ struct MotesPlanOptions {
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
   bool row_overlaps = false;
   bool row_overlaps_at_limit = false;  // apply_row_loop_overlaps's at_limit
+  // With row_overlaps_at_limit: each loop's row buffers below its output, in
+  // the consumed input (plan/lower_row_buffer_overlap.h).
+  bool row_buffers_in_input = false;
   Deadline deadline;
   std::function<void(double)> progress;  // of the order search
 };

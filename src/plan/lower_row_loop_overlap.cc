@@ -88,22 +88,12 @@ LoopBuffers find_candidates(const Plan& plan, size_t loop_step, const std::set<B
   return found;
 }
 
-// Rows of `view` in the iteration of `chunk`: [first, last).
-ir::Range rows_of(const View& view, ir::Range chunk, int64_t extent) {
-  const Sweep& sweep = view.sweeps.front();
-  return {evaluate_bound(sweep.first, chunk, extent), evaluate_bound(sweep.last, chunk, extent)};
-}
-
 }  // namespace
 
 bool is_whole_row_view(const View& view) {
   return view.rank() == 4 && view.shape[0] == 1 && view.offset_elements == 0 &&
          view.strides == ir::compute_strides(view.shape) && view.sweeps.size() == 1 && view.sweeps[0].loop == 0 &&
          view.sweeps[0].axis == 1 && is_zero_bound(view.sweeps[0].base);
-}
-
-int64_t count_row_bytes(const Plan& plan, const View& view) {
-  return view.shape[2] * view.shape[3] * ir::dtype_size_bytes(plan.buffers.at(static_cast<size_t>(view.buffer)).dtype);
 }
 
 std::optional<int64_t> compute_row_loop_overlap_limit(const Plan& plan, const Loop& loop, BufferId input,
@@ -117,18 +107,18 @@ std::optional<int64_t> compute_row_loop_overlap_limit(const Plan& plan, const Lo
   int64_t first_read_after = kNone;  // least input byte read at or after the current call
   std::optional<int64_t> limit;
   for (int64_t i = count_iterations(loop); i-- > 0;) {
-    const ir::Range chunk = chunk_of_iteration(loop, i);
+    const LoopChunk nest[] = {LoopChunk{&loop, i, chunk_of_iteration(loop, i)}};
     for (size_t p = body.size(); p-- > 0;) {
       for (const View& view : body[p]->inputs) {
         if (view.buffer != input) continue;
-        const ir::Range rows = rows_of(view, chunk, loop.extent);
-        if (rows.end > rows.begin) first_read_after = std::min(first_read_after, rows.begin * count_row_bytes(plan, view));
+        const ByteSpan span = span_view_bytes(plan, resolve_view(view, nest));
+        if (span.end > span.first) first_read_after = std::min(first_read_after, span.first);
       }
       for (const View& view : body[p]->outputs) {
         if (view.buffer != output) continue;
-        const ir::Range rows = rows_of(view, chunk, loop.extent);
-        if (rows.end <= rows.begin || first_read_after == kNone) continue;
-        const int64_t bound = first_read_after - rows.end * count_row_bytes(plan, view);
+        const ByteSpan span = span_view_bytes(plan, resolve_view(view, nest));
+        if (span.end <= span.first || first_read_after == kNone) continue;
+        const int64_t bound = first_read_after - span.end;
         limit = limit ? std::min(*limit, bound) : bound;
       }
     }

@@ -7,12 +7,14 @@
 // the pair takes the input's bytes plus the distance, not input + output.
 //
 // The limit. Number the calls of the loop in execution order (iteration i,
-// call p of the body: t = i * |body| + p). A call at t writes output rows
-// [.., we_t) (bytes we_t * output_row_bytes from the output's start) and
-// reads input rows [rs_t, ..) (bytes rs_t * input_row_bytes from the
-// input's start); both are the loop's Bounds evaluated for the iteration's
-// chunk. With the output starting d bytes after the input, every write
-// lands below every read at or after it when
+// call p of the body: t = i * |body| + p). A call at t writes output bytes
+// [.., we_t) (for a whole row view: its last row's end, we_t =
+// rows_end * output_row_bytes) and reads input bytes [rs_t, ..) (its first
+// row's start); both come from the loop's Bounds evaluated for the
+// iteration's chunk (the hull of each view instance, so any view of a buffer
+// the loop writes counts, a carried or partial row buffer's too). With the
+// output starting d bytes after the input, every write lands below every
+// read at or after it when
 //     d <= L = min over writes t of ( min over reads t' >= t of rs_t' ) - we_t
 // (a read in the same call counts: a row kernel may store an output row
 // before it loads its last input row). One backward pass over the loop's
@@ -34,14 +36,10 @@ namespace tinyfit::plan {
 // row loop reads its inputs and writes its outputs whole), and no other axis.
 bool is_whole_row_view(const View& view);
 
-// The bytes of one row of such a view.
-int64_t count_row_bytes(const Plan& plan, const View& view);
-
 // What: L above for the pair (input, output) in `loop`, or nullopt when no
 // write precedes a read (any offset is then as safe as the placement makes
 // it; the lowering declares none).
-// Requires: loop is a row loop whose body holds calls only; every view of
-// `input` and every output view of `output` in it is a whole row view.
+// Requires: loop is a row loop whose body holds calls only.
 std::optional<int64_t> compute_row_loop_overlap_limit(const Plan& plan, const Loop& loop, BufferId input,
                                                       BufferId output);
 

@@ -144,6 +144,14 @@ int64_t ViewInstance::count_elements() const {
   return elements;
 }
 
+ByteSpan span_view_bytes(const Plan& plan, const ViewInstance& view) {
+  if (view.count_elements() == 0) return {};
+  const int64_t element_bytes = ir::dtype_size_bytes(plan.buffers.at(static_cast<size_t>(view.buffer)).dtype);
+  int64_t last = view.offset_elements;
+  for (size_t a = 0; a < view.shape.size(); ++a) last += (view.shape[a] - 1) * view.strides[a];
+  return {view.offset_elements * element_bytes, (last + 1) * element_bytes};
+}
+
 ViewInstance resolve_view(const View& view, std::span<const LoopChunk> nest) {
   ViewInstance instance;
   instance.buffer = view.buffer;

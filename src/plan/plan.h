@@ -330,4 +330,12 @@ struct ViewInstance {
 // Requires: every sweep names a loop in `nest` (outermost first).
 ViewInstance resolve_view(const View& view, std::span<const LoopChunk> nest);
 
+// The bytes [first, end) of its buffer a view instance spans: its hull (a
+// dense view spans exactly these); empty when it shows nothing.
+struct ByteSpan {
+  int64_t first = 0;
+  int64_t end = 0;
+};
+ByteSpan span_view_bytes(const Plan& plan, const ViewInstance& view);
+
 }  // namespace tinyfit::plan

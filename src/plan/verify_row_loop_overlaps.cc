@@ -34,20 +34,6 @@ bool any_call(const std::vector<Step>& steps, const std::function<bool(const Ker
   return found;
 }
 
-// The bytes [first, end) of its buffer a view instance spans (its hull: a
-// dense view spans exactly these), empty when it shows nothing.
-struct ByteSpan {
-  int64_t first = 0;
-  int64_t end = 0;
-};
-ByteSpan span_of(const Plan& plan, const ViewInstance& view) {
-  if (view.count_elements() == 0) return {};
-  const int64_t element_bytes = ir::dtype_size_bytes(plan.buffers.at(static_cast<size_t>(view.buffer)).dtype);
-  int64_t last = view.offset_elements;
-  for (size_t a = 0; a < view.shape.size(); ++a) last += (view.shape[a] - 1) * view.strides[a];
-  return {view.offset_elements * element_bytes, (last + 1) * element_bytes};
-}
-
 // Every call instance of `loop` (a step of the plan) in execution order.
 Status walk_loop_instances(const Loop& loop,
                            const std::function<Status(const KernelCall&, std::span<const LoopChunk>)>& visit) {
@@ -69,7 +55,7 @@ Status replay_row_loop_overlap(const Plan& plan, const Loop& loop, const LoopOve
   TINYFIT_RETURN_IF_ERROR(walk_loop_instances(loop, [&](const KernelCall& call, std::span<const LoopChunk> nest) -> Status {
     for (const View& view : call.inputs) {
       if (view.buffer != overlap.input) continue;
-      const ByteSpan span = span_of(plan, resolve_view(view, nest));
+      const ByteSpan span = span_view_bytes(plan, resolve_view(view, nest));
       for (int64_t b = std::max<int64_t>(0, span.first); b < std::min(span.end, input_bytes); ++b) {
         last_read[static_cast<size_t>(b)] = time;
       }
@@ -81,7 +67,7 @@ Status replay_row_loop_overlap(const Plan& plan, const Loop& loop, const LoopOve
   return walk_loop_instances(loop, [&](const KernelCall& call, std::span<const LoopChunk> nest) -> Status {
     for (const View& view : call.outputs) {
       if (view.buffer != overlap.output) continue;
-      const ByteSpan span = span_of(plan, resolve_view(view, nest));
+      const ByteSpan span = span_view_bytes(plan, resolve_view(view, nest));
       const int64_t from = std::max<int64_t>(0, span.first + overlap.offset_bytes);
       const int64_t to = std::min(span.end + overlap.offset_bytes, input_bytes);
       for (int64_t b = from; b < to; ++b) {
@@ -144,6 +130,11 @@ Status verify_row_loop_overlaps(const Plan& plan) {
             return std::any_of(c.outputs.begin(), c.outputs.end(), [&](const View& v) { return v.buffer == in; });
           })) {
         return fail_loop(loop, "overwrites '" + name_of(plan, in) + "', which it also writes");
+      }
+      // The replay sees the writes of views only.
+      if (any_call(loop.body, [&](const KernelCall& c) { return c.workspace == in || c.workspace == out; })) {
+        return fail_loop(loop, "declares an overlap of '" + name_of(plan, in) + "' and '" + name_of(plan, out) +
+                                   "', one of them a call's workspace");
       }
       if (any_call(after, [&](const KernelCall& c) { return uses_buffer(c, in); })) {
         return fail_loop(loop, "overwrites '" + name_of(plan, in) + "', which a later call still uses");

@@ -12,9 +12,12 @@ namespace tinyfit::plan {
 //  - it is a row loop among the plan's steps (not nested) whose body holds
 //    calls only; each overlap names two different buffers of the plan, and
 //    no buffer is placed by two declared overlaps (of loops or calls);
+//  - neither buffer is the workspace of a call of the loop (its writes
+//    would be invisible to the replay);
 //  - the input is consumed: no call of the loop writes it, no call after
-//    the loop uses it, it is no model output; the output is fresh: no call
-//    before the loop uses it and it is no model input;
+//    the loop uses it, it is no model output; the output (the loop's output
+//    or one of its row buffers) is fresh: no call before the loop uses it
+//    and it is no model input;
 //  - the offset is safe, re-derived by replaying the loop's accesses byte by
 //    byte, independently of the lowering's closed form: every call instance
 //    of the loop, in execution order, marks the input bytes its views of the
