@@ -199,7 +199,20 @@ Result<std::unique_ptr<PreparedKernel>> prepare_slice(const KernelCallContext& c
   }
   const auto& a = node.attr<ir::SliceAttrs>();
   tf_slice_params p{};
-  const std::array<int32_t, 4> begin = to_view_axes(a.begin, 0);
+  std::array<int32_t, 4> begin = to_view_axes(a.begin, 0);
+  // In a row (or col) loop the input view of a swept axis is the slice's
+  // window of the output's rows (ir::OpDecl::map_axes: a window of one row,
+  // stride `step`, padding -begin, never clamped at the start): it starts at
+  // the row the first output row reads.
+  const plan::View& output = context.call.outputs.at(0);
+  for (const plan::Sweep& sweep : output.sweeps) {
+    if (output.rank() != 4 || (sweep.axis != 1 && sweep.axis != 2)) continue;
+    const plan::Sweep* window = context.call.inputs.at(0).find_sweep(sweep.axis);
+    if (window == nullptr || window->loop != sweep.loop) {
+      return fail_no_kernel(context, "a range of rows from an input that does not follow the loop");
+    }
+    begin[static_cast<size_t>(to_view_axis(sweep.axis, x.shape.size()))] = 0;
+  }
   const std::array<int32_t, 4> step = to_view_axes(a.step, 1);
   std::copy(begin.begin(), begin.end(), p.begin);
   std::copy(step.begin(), step.end(), p.step);

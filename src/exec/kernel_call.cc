@@ -38,8 +38,11 @@ Result<std::unique_ptr<PreparedKernel>> prepare_kernel(const KernelCallContext& 
   if (!context.call.fused.empty()) return prepare_inverted_bottleneck_kernel(context);
   if (context.call.overlap) return prepare_segment_kernel(context);
   const ir::OpType op = context.node().op;
+  // A Slice's input view in a row loop is its window (its first row is the
+  // one the slice's first output row reads): prepare_slice starts there.
   const bool reads_origins = op == ir::OpType::kConv2D || op == ir::OpType::kDepthwiseConv2D ||
-                             op == ir::OpType::kMaxPool || op == ir::OpType::kAveragePool;
+                             op == ir::OpType::kMaxPool || op == ir::OpType::kAveragePool ||
+                             op == ir::OpType::kSlice;
   if (!reads_origins && computes_rows_or_cols(context.call)) {
     TINYFIT_RETURN_IF_ERROR(check_inputs_show_output_rows(context));
   }
@@ -123,6 +126,8 @@ bool serves_output_rows(const ir::Node& node) {
     case ir::OpType::kHardSwish:
     case ir::OpType::kQuantize:
     case ir::OpType::kDequantize:
+    case ir::OpType::kConcat:
+    case ir::OpType::kSlice:
       return true;
     default:
       return false;

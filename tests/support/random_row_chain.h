@@ -68,6 +68,41 @@ inline float scale_of(const ir::Graph& g, ir::TensorId t) {
   return q ? q->scale[0] : 1.0f;
 }
 
+// A Conv2D (or depthwise, channel multiplier out_channels / in channels) of
+// the given window over x, random weights, bias and fused activation.
+inline Activation add_conv_node(Random& r, OracleCase& c, ir::DType dtype, const Activation& x, const ir::ConvAttrs& a,
+                                int64_t out_channels, bool depthwise, const std::string& name) {
+  const ir::Shape y_shape{1,
+                          kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h,
+                                                       a.dilation_h),
+                          kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w,
+                                                       a.dilation_w),
+                          out_channels};
+  const int64_t in_channels = x.shape[3];
+  const ir::Shape w_shape = depthwise ? ir::Shape{1, a.kernel_h, a.kernel_w, out_channels}
+                                      : ir::Shape{out_channels, a.kernel_h, a.kernel_w, in_channels};
+  ir::TensorId w, b;
+  float y_scale = 1.0f;
+  if (dtype == ir::DType::kF32) {
+    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, dtype, w_shape, -0.5, 0.5));
+    b = kernel_oracle::add_constant(c, name + "/b", kernel_oracle::random_tensor(r, dtype, {out_channels}, -0.5, 0.5));
+  } else {
+    const float w_scale = r.log_uniform(0.005, 0.05);
+    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, dtype, w_shape),
+                                    kernel_oracle::random_weight_quant(r, dtype, out_channels, depthwise ? 3 : 0,
+                                                                       w_scale));
+    b = kernel_oracle::add_constant(c, name + "/b",
+                                    kernel_oracle::random_tensor(r, ir::DType::kI32, {out_channels}, -3000, 3000));
+    const int64_t taps = a.kernel_h * a.kernel_w * (depthwise ? 1 : in_channels);
+    y_scale = kernel_oracle::conv_output_scale(r, scale_of(c.graph, x.tensor), w_scale, taps);
+  }
+  const ir::TensorId y = add_activation(r, c, name + "/y", dtype, y_shape, y_scale);
+  kernel_oracle::set_node(c, depthwise ? ir::OpType::kDepthwiseConv2D : ir::OpType::kConv2D, {x.tensor, w, b}, {y},
+                          a, kernel_oracle::random_activation(r));
+  c.graph.nodes.back().name = name;
+  return {y, y_shape};
+}
+
 inline Activation add_conv(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x, bool depthwise,
                            int index) {
   const AxisWindow rows = make_axis_window(r, x.shape[1], x.shape[1] >= 3);
@@ -87,33 +122,19 @@ inline Activation add_conv(Random& r, OracleCase& c, const ChainSpec& spec, cons
   a.dilation_h = rows.dilation;
   a.dilation_w = cols.dilation;
   a.pad = {rows.pad_before, cols.pad_before, rows.pad_after, cols.pad_after};
-  const ir::Shape y_shape{1,
-                          kernel_oracle::window_output(x.shape[1], rows.pad_before + rows.pad_after, rows.kernel,
-                                                       rows.stride, rows.dilation),
-                          kernel_oracle::window_output(x.shape[2], cols.pad_before + cols.pad_after, cols.kernel,
-                                                       cols.stride, cols.dilation),
-                          out_channels};
-  const ir::Shape w_shape = depthwise ? ir::Shape{1, a.kernel_h, a.kernel_w, out_channels}
-                                      : ir::Shape{out_channels, a.kernel_h, a.kernel_w, in_channels};
-  const std::string name = (depthwise ? "dw" : "conv") + std::to_string(index);
-  ir::TensorId w, b;
-  float y_scale = 1.0f;
-  if (spec.dtype == ir::DType::kF32) {
-    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, spec.dtype, w_shape, -0.5, 0.5));
-    b = kernel_oracle::add_constant(c, name + "/b", kernel_oracle::random_tensor(r, spec.dtype, {out_channels}, -0.5, 0.5));
-  } else {
-    const float w_scale = r.log_uniform(0.005, 0.05);
-    w = kernel_oracle::add_constant(c, name + "/w", kernel_oracle::random_tensor(r, spec.dtype, w_shape),
-                                    kernel_oracle::random_weight_quant(r, spec.dtype, out_channels, depthwise ? 3 : 0,
-                                                                       w_scale));
-    b = kernel_oracle::add_constant(c, name + "/b",
-                                    kernel_oracle::random_tensor(r, ir::DType::kI32, {out_channels}, -3000, 3000));
-    const int64_t taps = a.kernel_h * a.kernel_w * (depthwise ? 1 : in_channels);
-    y_scale = kernel_oracle::conv_output_scale(r, scale_of(c.graph, x.tensor), w_scale, taps);
-  }
-  const ir::TensorId y = add_activation(r, c, name + "/y", spec.dtype, y_shape, y_scale);
-  kernel_oracle::set_node(c, depthwise ? ir::OpType::kDepthwiseConv2D : ir::OpType::kConv2D, {x.tensor, w, b}, {y},
-                          a, kernel_oracle::random_activation(r));
+  return add_conv_node(r, c, spec.dtype, x, a, out_channels, depthwise,
+                       (depthwise ? "dw" : "conv") + std::to_string(index));
+}
+
+// A max or average pool of the given window over x.
+inline Activation add_pool_node(OracleCase& c, ir::DType dtype, const Activation& x, const ir::PoolAttrs& a,
+                                bool average, const std::string& name) {
+  const ir::Shape y_shape{1, kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h, 1),
+                          kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w, 1),
+                          x.shape[3]};
+  // TFLite pooling keeps the input's quantization.
+  const ir::TensorId y = kernel_oracle::add_tensor(c, name + "/y", dtype, y_shape, c.graph.tensor(x.tensor).quant);
+  kernel_oracle::set_node(c, average ? ir::OpType::kAveragePool : ir::OpType::kMaxPool, {x.tensor}, {y}, a);
   c.graph.nodes.back().name = name;
   return {y, y_shape};
 }
@@ -128,15 +149,7 @@ inline Activation add_pool(Random& r, OracleCase& c, const ChainSpec& spec, cons
   } while (kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h, 1) < 1 ||
            kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w, 1) < 1);
   const bool average = r.chance(0.5);
-  const ir::Shape y_shape{1, kernel_oracle::window_output(x.shape[1], a.pad.top + a.pad.bottom, a.kernel_h, a.stride_h, 1),
-                          kernel_oracle::window_output(x.shape[2], a.pad.left + a.pad.right, a.kernel_w, a.stride_w, 1),
-                          x.shape[3]};
-  const std::string name = (average ? "avgpool" : "maxpool") + std::to_string(index);
-  // TFLite pooling keeps the input's quantization.
-  const ir::TensorId y = kernel_oracle::add_tensor(c, name + "/y", spec.dtype, y_shape, c.graph.tensor(x.tensor).quant);
-  kernel_oracle::set_node(c, average ? ir::OpType::kAveragePool : ir::OpType::kMaxPool, {x.tensor}, {y}, a);
-  c.graph.nodes.back().name = name;
-  return {y, y_shape};
+  return add_pool_node(c, spec.dtype, x, a, average, (average ? "avgpool" : "maxpool") + std::to_string(index));
 }
 
 inline Activation add_residual(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x,
