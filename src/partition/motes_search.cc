@@ -8,6 +8,7 @@
 
 #include "partition/cells.h"
 #include "partition/contract_loops.h"
+#include "partition/row_loop_overlap_estimate.h"
 #include "partition/scheme_candidates.h"
 
 namespace tinyfit::partition {
@@ -38,7 +39,13 @@ struct SchemeFacts {
   PartitionScheme scheme;
   int64_t internal_bytes = 0;
   double latency_delta = 0;
+  std::vector<RowLoopOverlapPair> overlaps;  // with options.row_overlaps, most shared bytes first
 };
+
+// Declared overlaps shift offsets by multiples of this (the lowering rounds
+// the limit down to a buffer's alignment; 16 bounds every alignment a plan
+// buffer takes, so the estimate never shares more than the lowering).
+constexpr int64_t kOverlapAlignment = 16;
 
 // Scores states: schemes (cached), their contracted graph's peak under the
 // base order, their latency; and the bottleneck buffers of a state.
@@ -81,8 +88,12 @@ class Scorer {
       Result<RowGeometry> geometry = compute_row_geometry(graph_, bg_, scheme);
       if (!geometry) continue;
       const double delta = options_.scheme_latency_delta(scheme, *geometry);
-      auto [facts, inserted] =
-          facts_.try_emplace(key_of(scheme), SchemeFacts{scheme, geometry->internal_bytes(), delta});
+      std::vector<RowLoopOverlapPair> overlaps;
+      if (options_.row_overlaps) {
+        overlaps = estimate_row_loop_overlaps(graph_, bg_, scheme, *geometry, kOverlapAlignment);
+      }
+      auto [facts, inserted] = facts_.try_emplace(
+          key_of(scheme), SchemeFacts{scheme, geometry->internal_bytes(), delta, std::move(overlaps)});
       it->second.push_back(&facts->second);
     }
     return it->second;
@@ -92,7 +103,7 @@ class Scorer {
   void score(State& state, const std::vector<int>& cell) {
     ++scored_;
     const Evaluation e = evaluate(state);
-    state.peak = e.profile.peak_bytes;
+    state.peak = e.peak_bytes;
     state.latency = options_.ordinary_latency;
     for (const PartitionScheme& s : state.schemes) state.latency += facts_.at(key_of(s)).latency_delta;
     std::vector<size_t> step_of(e.order.size());
@@ -100,7 +111,7 @@ class Scorer {
     state.cell_peak = 0;
     for (int op : cell) {
       const size_t step = step_of[static_cast<size_t>(e.cg.operator_of[static_cast<size_t>(op)])];
-      state.cell_peak = std::max(state.cell_peak, e.profile.steps[step].execution_bytes);
+      state.cell_peak = std::max(state.cell_peak, e.step_bytes[step]);
     }
   }
 
@@ -114,7 +125,7 @@ class Scorer {
     }
     std::set<int> bottlenecks;
     for (size_t step = 0; step < e.profile.steps.size(); ++step) {
-      if (e.profile.steps[step].execution_bytes != e.profile.peak_bytes) continue;
+      if (e.step_bytes[step] != e.peak_bytes) continue;
       for (int b : analysis::live_buffers_at(e.profile, e.cg.graph, static_cast<int>(step))) {
         bottlenecks.insert(original_of[static_cast<size_t>(b)]);
       }
@@ -134,6 +145,8 @@ class Scorer {
     ContractedGraph cg;
     analysis::Order order;
     analysis::MemoryProfile profile;
+    std::vector<int64_t> step_bytes;  // the profile's execution bytes less the loops' overlaps
+    int64_t peak_bytes = 0;
   };
 
   Evaluation evaluate(const State& state) const {
@@ -145,7 +158,30 @@ class Scorer {
     e.cg = contract_loops(bg_, loops);
     e.order = contract_order(bg_, e.cg, base_order_);
     e.profile = analysis::compute_memory_profile(e.cg.graph, e.order);
+    e.step_bytes.reserve(e.order.size());
+    for (size_t step = 0; step < e.order.size(); ++step) {
+      const int loop = e.cg.loop_of[static_cast<size_t>(e.order[step])];
+      const int64_t shared =
+          loop < 0 ? 0 : count_overlap_shared_bytes(state.schemes[static_cast<size_t>(loop)], e, step);
+      e.step_bytes.push_back(e.profile.steps[step].execution_bytes - shared);
+    }
+    e.peak_bytes = *std::max_element(e.step_bytes.begin(), e.step_bytes.end());
     return e;
+  }
+
+  // The bytes the lowering's overlap of `scheme`'s loop, at `step`, shares:
+  // its first pair (most shared) whose input dies at the loop and is no model
+  // output (apply_row_loop_overlaps' conditions; the loop's outputs are
+  // never used before it).
+  int64_t count_overlap_shared_bytes(const PartitionScheme& scheme, const Evaluation& e, size_t step) const {
+    for (const RowLoopOverlapPair& pair : facts_.at(key_of(scheme)).overlaps) {
+      const int input = e.cg.buffer_of[static_cast<size_t>(pair.input_buffer)];
+      if (input < 0 || e.cg.buffer_of[static_cast<size_t>(pair.output_buffer)] < 0) continue;
+      if (e.cg.graph.buffers[static_cast<size_t>(input)].is_model_output) continue;
+      if (e.profile.lifetimes[static_cast<size_t>(input)].last_step != static_cast<int>(step)) continue;
+      return pair.shared_bytes;
+    }
+    return 0;
   }
 
   const ir::Graph& graph_;
@@ -351,7 +387,8 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   result.latency = chosen.latency;
   result.states_scored = scorer.scored();
   result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
-                " states scored, " + std::to_string(result.schemes.size()) + " row or token loops" +
+                " states scored, " + std::to_string(result.schemes.size()) + " row or token loops, scored peak " +
+                std::to_string(result.peak_bytes) + " bytes" +
                 (merges > 0 ? " (" + std::to_string(merges) + " merged after the beam)" : "") +
                 (result.stopped_early ? " (stopped by the time limit)" : "") +
                 (fastest_fitting ? "; the fastest state within the memory budget" : "");

@@ -4,7 +4,8 @@
 // State: a set of row schemes (disjoint operator stretches, each with a
 // tile). Its memory M is the peak of the fine-grained graph (each scheme
 // contracted into its loop, contract_loops.h) under `base_order` contracted
-// the same way; its latency L is the ordinary plan's predicted latency plus
+// the same way, less what row-loop overlaps share at their loops' steps when
+// the lowering will declare them (options.row_overlaps); its latency L is the ordinary plan's predicted latency plus
 // each scheme's predicted extra (options.scheme_latency_delta). Iteration:
 //   - bottlenecks: the buffers live at every peak step of the best state
 //     (a loop's own tensors when the peak is inside a loop);
@@ -66,6 +67,11 @@ struct MotesSearchOptions {
   // the latency of its operators run whole (the cost model, or a stand-in).
   double ordinary_latency = 0;
   std::function<double(const PartitionScheme&, const RowGeometry&)> scheme_latency_delta;
+  // Score each row loop with the overlap its lowering declares when asked
+  // (plan/lower_row_loop_overlap.h): at the loop's step, its output shares
+  // the bytes row_loop_overlap_estimate.h gives with the input it consumes
+  // (the pair sharing the most whose input dies at the loop).
+  bool row_overlaps = false;
 };
 
 struct MotesSearchResult {
