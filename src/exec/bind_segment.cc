@@ -209,7 +209,7 @@ Result<std::unique_ptr<PreparedKernel>> prepare_inverted_bottleneck_kernel(const
     kernel->add = input_first ? add : swap_add_operands(add);
   }
   const int64_t ring = plan::compute_segment_ring_pixels(record);
-  const int64_t needed_bytes = (ring + 1) * record.mid_channels * record.element_bytes;
+  const int64_t needed_bytes = plan::compute_inverted_bottleneck_workspace_bytes(record);
   const int64_t workspace_bytes =
       call.workspace < 0 ? 0 : context.plan.buffers.at(static_cast<size_t>(call.workspace)).bytes;
   if (workspace_bytes < needed_bytes) {

@@ -408,6 +408,12 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       {"3x3 whole windows", {1, 6, 6, 16}, {48, 16, 1, 1, 3, 1, true, true}},
       {"5x5 whole windows", {1, 7, 7, 8}, {16, 8, 1, 1, 5, 1, true, true}},
       {"residual short block", {1, 5, 5, 6}, {12, 6, 1, 1, 3, 1, true, false}},
+      // Mid pixels two at a time (segment_mid_pair_end): pairs across row
+      // ends, an odd count whose last mid is alone, seven input channels (the
+      // pair dot's tail of three), mid channels past a block of four (the
+      // short block pixel by pixel).
+      {"mid pairs across rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
+      {"mid pairs stride 2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
   };
   for (const Block& block : blocks) {
     Net net;

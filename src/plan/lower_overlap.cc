@@ -100,7 +100,7 @@ std::optional<KernelCall> try_fuse(const ir::Graph& graph, Plan& plan, const Buf
   workspace.name = graph.nodes[static_cast<size_t>(fused.node)].name + ":ring";
   workspace.role = BufferRole::kWorkspace;
   workspace.dtype = dtype;
-  workspace.bytes = (compute_segment_ring_pixels(*kernel) + 1) * kernel->mid_channels * kernel->element_bytes;
+  workspace.bytes = compute_inverted_bottleneck_workspace_bytes(*kernel);
   workspace.alignment = alignment;
   fused.workspace = static_cast<BufferId>(plan.buffers.size());
   plan.buffers.push_back(std::move(workspace));

@@ -70,8 +70,12 @@ int64_t find_tap_pixel(const ir::Window& row_window, const ir::Window& col_windo
   return (n * in_rows + (last ? rows.last : rows.first)) * in_cols + (last ? cols.last : cols.first);
 }
 
+// The last mid computed before output p (ascending; positions are indices):
+// the one p's depthwise window needs last, with the rest of its pair when the
+// expand pairs them.
 int64_t find_last_mid(const SegmentKernel& k, int64_t p) {
-  return find_tap_pixel(k.row_window, k.col_window, k.mid_rows, k.mid_cols, k.out_rows, k.out_cols, p, true);
+  return find_last_computed_mid_position(
+      k, find_tap_pixel(k.row_window, k.col_window, k.mid_rows, k.mid_cols, k.out_rows, k.out_cols, p, true));
 }
 
 OverlapLimit limit_inverted_bottleneck_ascending(const SegmentKernel& k) {
@@ -97,21 +101,9 @@ OverlapLimit limit_ascending(const SegmentKernel& k) {
                                                 : limit_windowed_ascending(k);
 }
 
-}  // namespace
-
-OverlapLimit compute_overlap_limit(const SegmentKernel& kernel) {
-  const std::string problem = check_segment_kernel(kernel);
-  TINYFIT_CHECK(problem.empty()) << "segment kernel: " << problem;
-  if (kernel.traversal == Traversal::kAscending) return limit_ascending(kernel);
-  const OverlapLimit mirrored = limit_ascending(mirror_segment_kernel(kernel));
-  if (!mirrored.limit_bytes) return {Traversal::kDescending, std::nullopt};
-  return {Traversal::kDescending, kernel.input_bytes() - kernel.output_bytes() - *mirrored.limit_bytes};
-}
-
-int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
-  TINYFIT_CHECK(kernel.op == SegmentOp::kInvertedBottleneck) << "a ring of mid pixels for a "
-                                                              << segment_op_name(kernel.op) << " kernel";
-  const SegmentKernel k = kernel.traversal == Traversal::kAscending ? kernel : mirror_segment_kernel(kernel);
+// The ring an ascending record needs: the most mids from the oldest one an
+// output still reads to the last one computed.
+int64_t count_ring_ascending(const SegmentKernel& k) {
   const int64_t pixels = k.batch * k.out_rows * k.out_cols;
   // oldest[p]: the first mid any output from p on still reads.
   std::vector<int64_t> oldest(static_cast<size_t>(pixels));
@@ -128,6 +120,34 @@ int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
     ring = std::max(ring, computed - oldest[static_cast<size_t>(p)] + 1);
   }
   return ring;
+}
+
+}  // namespace
+
+OverlapLimit compute_overlap_limit(const SegmentKernel& kernel) {
+  const std::string problem = check_segment_kernel(kernel);
+  TINYFIT_CHECK(problem.empty()) << "segment kernel: " << problem;
+  if (kernel.traversal == Traversal::kAscending) return limit_ascending(kernel);
+  const OverlapLimit mirrored = limit_ascending(mirror_segment_kernel(kernel));
+  if (!mirrored.limit_bytes) return {Traversal::kDescending, std::nullopt};
+  return {Traversal::kDescending, kernel.input_bytes() - kernel.output_bytes() - *mirrored.limit_bytes};
+}
+
+int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
+  TINYFIT_CHECK(kernel.op == SegmentOp::kInvertedBottleneck) << "a ring of mid pixels for a "
+                                                              << segment_op_name(kernel.op) << " kernel";
+  // Either traversal's: the lowering sizes the ring before it picks one, and a
+  // 1x1 expand's pairs start at opposite ends in the two.
+  SegmentKernel ascending = kernel, descending = kernel;
+  ascending.traversal = Traversal::kAscending;
+  descending.traversal = Traversal::kDescending;
+  return std::max(count_ring_ascending(ascending), count_ring_ascending(mirror_segment_kernel(descending)));
+}
+
+int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel) {
+  const int64_t ring_bytes = (compute_segment_ring_pixels(kernel) + 1) * kernel.mid_channels * kernel.element_bytes;
+  const bool paired = kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1;
+  return paired ? ring_bytes + 8 + kernel.in_channels / 4 * 16 : ring_bytes;
 }
 
 }  // namespace tinyfit::plan

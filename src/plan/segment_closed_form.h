@@ -18,7 +18,8 @@
 // blocks of 1) this is vMCU's footprint max(MN, MK) + min(N, K) - 1.
 //
 // Fused inverted bottleneck, ascending: mid pixel i is computed just before
-// the first output p_i whose depthwise window reaches it, so its expand
+// the first output p_i whose depthwise window reaches it (or, with a 1x1
+// expand, the other mid of its pair (2j, 2j + 1)), so its expand
 // window, from input pixel e(i) up, is read after outputs [0, p_i) were
 // stored: limit = min over i with p_i >= 1 of (e(i)*Ci - p_i*Co), and at
 // most 0 with a residual (input pixel p is read, block by block, just before
@@ -35,7 +36,16 @@ OverlapLimit compute_overlap_limit(const SegmentKernel& kernel);
 
 // The fused inverted bottleneck's workspace ring, in mid pixels: mid pixel i
 // lives in slot i mod ring, and no mid pixel is overwritten while an output
-// still to be computed needs it. Requires: op == kInvertedBottleneck.
+// still to be computed needs it, in either traversal (the larger of the two
+// smallest rings: a 1x1 expand's pairs of mids make them differ by at most
+// one). Requires: op == kInvertedBottleneck.
 int64_t compute_segment_ring_pixels(const SegmentKernel& kernel);
+
+// The fused inverted bottleneck's workspace in bytes, as tinyfit/segment.h
+// lays it out: the ring and one depthwise pixel; with a 1x1 expand (mids in
+// pairs) also the pair's inputs widened to 16-bit lanes for the __dsp expand
+// (16 bytes per four input channels, 8-byte aligned: 8 bytes of slack).
+// Requires: op == kInvertedBottleneck.
+int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel);
 
 }  // namespace tinyfit::plan

@@ -115,6 +115,11 @@ int64_t count_channel_blocks(int64_t channels, int64_t block_size) {
   return (channels + block_size - 1) / block_size;
 }
 
+int64_t find_last_computed_mid_position(const SegmentKernel& kernel, int64_t needed) {
+  if (kernel.expand_row_window.kernel != 1 || kernel.expand_col_window.kernel != 1) return needed;
+  return std::min(kernel.batch * kernel.mid_rows * kernel.mid_cols - 1, needed | 1);
+}
+
 ir::Range segment_channel_block(int64_t channels, int64_t block_size, int64_t block, Traversal traversal) {
   const int64_t begin = block * block_size;
   const ir::Range ascending{begin, std::min(begin + block_size, channels)};

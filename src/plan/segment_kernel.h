@@ -56,9 +56,10 @@ enum class SegmentOp {
   // depthwise -> 1x1 project [-> residual add of the block input], output
   // pixel by pixel. Before output pixel p, the expanded ("mid") pixels are
   // computed in traversal order up to the last one p's depthwise window needs
-  // (each reads its expand window of the input, all channels, once per mid
-  // channel block); they live in a workspace ring (segment_ring_pixels), not in
-  // the input/output pair. Then per output channel block: read the residual
+  // (with a 1x1 expand, up to the end of its pair of positions:
+  // find_last_computed_mid_position), each reading its expand window of the
+  // input, all channels, once per mid channel block; they live in a
+  // workspace ring (segment_ring_pixels), not in the input/output pair. Then per output channel block: read the residual
   // block of the input pixel p (when residual), store the block.
   kInvertedBottleneck,
 };
@@ -127,6 +128,13 @@ std::string check_segment_kernel(const SegmentKernel& kernel);
 // split into blocks of `block_size` in `traversal` order.
 ir::Range segment_channel_block(int64_t channels, int64_t block_size, int64_t block, Traversal traversal);
 int64_t count_channel_blocks(int64_t channels, int64_t block_size);
+
+// kInvertedBottleneck: the last mid position (in traversal order) computed
+// before an output whose depthwise window needs position `needed` last. A
+// 1x1 expand computes its mids in pairs of positions (2i, 2i + 1), the last
+// alone when the count is odd (the __dsp kernel loads each expand weight once
+// per pair), so the end of needed's pair; any other expand, `needed`.
+int64_t find_last_computed_mid_position(const SegmentKernel& kernel, int64_t needed);
 
 // The in-bounds taps of a window for output index `out` over an input axis of
 // `extent`: the first and last tap's input index, or an empty range when no

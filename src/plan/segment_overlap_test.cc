@@ -224,7 +224,8 @@ TEST(SegmentOverlap, OffsetsBeyondTheLimitAreSafeAndTheLimitIsTight) {
 TEST(SegmentOverlap, RingKeepsEveryMidPixelUntilItsLastUse) {
   // Replays the fused kernel's mid pixels through a ring of R slots (slot =
   // mid index mod R) and checks every depthwise tap finds its own pixel
-  // there; with R - 1 slots some tap does not (the ring is the smallest).
+  // there, in both traversals; with R - 1 slots some tap does not in one of
+  // them (the ring is the smallest that serves both).
   ShapeRandom r{4};
   int checked = 0;
   for (int trial = 0; trial < 600; ++trial) {
@@ -233,11 +234,10 @@ TEST(SegmentOverlap, RingKeepsEveryMidPixelUntilItsLastUse) {
     if (!check_segment_kernel(k).empty()) continue;
     ++checked;
     const int64_t ring = compute_segment_ring_pixels(k);
-    auto holds = [&](int64_t slots) {
+    auto holds_in = [&](int64_t slots, bool ascending) {
       const int64_t mids = k.batch * k.mid_rows * k.mid_cols;
       const int64_t pixels = k.batch * k.out_rows * k.out_cols;
       std::vector<int64_t> slot_holds(static_cast<size_t>(slots), -1);
-      const bool ascending = traversal == Traversal::kAscending;
       int64_t computed = 0;  // mids computed, in traversal order
       for (int64_t t = 0; t < pixels; ++t) {
         const int64_t p = ascending ? t : pixels - 1 - t;
@@ -246,7 +246,8 @@ TEST(SegmentOverlap, RingKeepsEveryMidPixelUntilItsLastUse) {
         const TapSpan cols = find_tap_span(k.col_window, p % k.out_cols, k.mid_cols);
         const int64_t needed = (n * k.mid_rows + (ascending ? rows.last : rows.first)) * k.mid_cols +
                                (ascending ? cols.last : cols.first);
-        for (; computed <= (ascending ? needed : mids - 1 - needed); ++computed) {
+        const int64_t needed_position = ascending ? needed : mids - 1 - needed;
+        for (; computed <= find_last_computed_mid_position(k, needed_position); ++computed) {
           const int64_t mid = ascending ? computed : mids - 1 - computed;
           slot_holds[static_cast<size_t>(mid % slots)] = mid;
         }
@@ -259,6 +260,7 @@ TEST(SegmentOverlap, RingKeepsEveryMidPixelUntilItsLastUse) {
       }
       return true;
     };
+    auto holds = [&](int64_t slots) { return holds_in(slots, true) && holds_in(slots, false); };
     EXPECT_TRUE(holds(ring)) << describe(k) << " ring " << ring;
     if (ring > 1) {
       EXPECT_FALSE(holds(ring - 1)) << describe(k) << " ring " << ring << " is not the smallest";

@@ -95,7 +95,7 @@ void trace_inverted_bottleneck(const SegmentKernel& k, AccessEmitter& emit) {
     const int64_t p = pixel_in_order(t, pixels, k.traversal);
     // pixel_in_order is its own inverse: the needed mid's position in order.
     const int64_t needed_position = pixel_in_order(find_last_needed_mid(k, p), mids, k.traversal);
-    for (; next_mid <= needed_position; ++next_mid) {
+    for (; next_mid <= find_last_computed_mid_position(k, needed_position); ++next_mid) {
       const PixelIndex mid = split_pixel(pixel_in_order(next_mid, mids, k.traversal), k.mid_rows, k.mid_cols);
       for (int64_t b = 0; b < mid_blocks; ++b) {
         for_each_tap(k.expand_row_window, k.expand_col_window, mid, k.in_rows, k.in_cols,

@@ -115,10 +115,10 @@ Status verify_fused(const ir::Graph& graph, const Plan& plan, const KernelCall& 
       }
     }
   }
-  const int64_t needed = (compute_segment_ring_pixels(*kernel) + 1) * kernel->mid_channels * kernel->element_bytes;
+  const int64_t needed = compute_inverted_bottleneck_workspace_bytes(*kernel);
   const int64_t held = call.workspace < 0 ? 0 : plan.buffers.at(static_cast<size_t>(call.workspace)).bytes;
   if (held < needed) {
-    return fail_call(graph, call, "has " + std::to_string(held) + " bytes of workspace for a ring of " +
+    return fail_call(graph, call, "has " + std::to_string(held) + " bytes of workspace; its kernel needs " +
                                       std::to_string(needed));
   }
   return {};

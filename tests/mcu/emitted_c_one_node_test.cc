@@ -22,7 +22,9 @@
 #include "plan/verify_plan.h"
 #include "support/conv_test_nets.h"
 #include "support/kernel_oracle_reduce_move_cases.h"
+#include "support/inverted_bottleneck_nets.h"
 #include "support/nested_loops.h"
+#include "support/overlap_plans.h"
 #include "support/random_row_chain.h"
 
 namespace tinyfit::mcu {
@@ -231,6 +233,63 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
       Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
       ASSERT_TRUE(report) << report.error().format();
       EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+    }
+  }
+}
+
+// The fused inverted bottleneck's __dsp kernel (ACLE intrinsics on the board)
+// at its edges, each block one call whose output overlaps its input at the
+// distance the compiler derives, in both traversals: mid pixels two at a time
+// across row ends with an odd count (the last alone), input channels past a
+// group of four, mid channels past a block of four, a stride-2 depthwise, a
+// stem expand (never paired) and a residual. The board's bytes must equal the
+// plan executor's, which checks every read against the buffer that last
+// wrote its bytes.
+TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  struct Block {
+    const char* name;
+    ir::Shape input;
+    exec::conv_test::BottleneckConfig config;
+  };
+  const Block blocks[] = {
+      {"pairs_across_rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
+      {"pairs_stride_2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+  };
+  for (DType dtype : {DType::kI8, DType::kU8}) {
+    for (const Block& block : blocks) {
+      exec::conv_test::Net net;
+      net.dtype = dtype;
+      net.set_output(
+          exec::conv_test::add_inverted_bottleneck(net, "block", net.add_input(block.input), block.config));
+      Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+      ASSERT_TRUE(m) << m.error().format();
+      for (plan::Traversal traversal : {plan::Traversal::kAscending, plan::Traversal::kDescending}) {
+        const std::string name = std::string("fused_bottleneck/") + std::string(ir::dtype_name(dtype)) + "_" +
+                                 block.name + "_" + std::string(plan::traversal_name(traversal));
+        Result<plan::Plan> plan = plan::testing::make_one_call_overlap_plan(m->graph, traversal);
+        ASSERT_TRUE(plan) << plan.error().format();
+        ASSERT_TRUE(plan::verify_plan(m->graph, *plan)) << name;
+        exec::ExecuteOptions options;
+        options.check_overwrites = true;
+        Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs, options);
+        ASSERT_TRUE(executed) << name << ": " << executed.error().format();
+        EXPECT_EQ(describe_byte_difference(executed->at(0).bytes, m->reference.at(0)), "") << name;
+        Result<EmittedBuild> build =
+            emit_and_build(m->graph, *plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+        ASSERT_TRUE(build) << build.error().format();
+        const std::string kernel =
+            std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_inverted_bottleneck_segment__dsp";
+        EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), kernel),
+                  build->model.kernels.end())
+            << name << " runs " << kernel;
+        Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+        ASSERT_TRUE(report) << report.error().format();
+        EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+      }
     }
   }
 }

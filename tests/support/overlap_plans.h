@@ -45,8 +45,7 @@ inline Result<plan::Plan> make_one_call_overlap_plan(const ir::Graph& graph, pla
                           kOverlapAlignmentBytes, input_at + offset});
   int64_t end = std::max(input_at + record.input_bytes(), input_at + offset + record.output_bytes());
   if (record.op == plan::SegmentOp::kInvertedBottleneck) {
-    const int64_t workspace =
-        (plan::compute_segment_ring_pixels(record) + 1) * record.mid_channels * record.element_bytes;
+    const int64_t workspace = plan::compute_inverted_bottleneck_workspace_bytes(record);
     end = (end + kOverlapAlignmentBytes - 1) / kOverlapAlignmentBytes * kOverlapAlignmentBytes;
     plan.buffers.push_back({"workspace", plan::BufferRole::kWorkspace, x.dtype, workspace, kOverlapAlignmentBytes, end});
     call.workspace = 2;

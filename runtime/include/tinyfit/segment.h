@@ -64,15 +64,19 @@ void tf_f32_dwconv2d_segment(const tf_view* input, const tf_view* output, const 
  * 1x1 project, and when `add` is not NULL the quantized add of the block input
  * (a = the input, b = the projection), computed output pixel by output pixel.
  * The expanded ("mid") pixels are computed in traversal order just before
- * the first output pixel whose depthwise window needs them (each reads its
- * expand window of the input: all input channels of every in-bounds tap,
- * once per block of TF_SEGMENT_MID_BLOCK mid channels) into a ring of
- * `ring_pixels` mid pixels: mid pixel i (linear over batch, rows, cols)
- * lives in slot i mod ring_pixels. Per output pixel: the depthwise into one
- * mid pixel of workspace, then per block of TF_SEGMENT_CONV_BLOCK output
- * channels the projection, the residual block of the input pixel (loaded),
- * the block stored. Workspace: ring_pixels * mid_channels + mid_channels
- * elements. */
+ * the first output pixel whose depthwise window needs them, with a 1x1
+ * expand in pairs of positions (2i, 2i + 1), the last alone when the count
+ * is odd (each reads its expand window of the input: all input channels of
+ * every in-bounds tap, once per block of TF_SEGMENT_MID_BLOCK mid channels)
+ * into a ring of `ring_pixels` mid pixels: mid pixel i (linear over batch,
+ * rows, cols) lives in slot i mod ring_pixels. Per output pixel: the
+ * depthwise into one mid pixel of workspace, then per block of
+ * TF_SEGMENT_CONV_BLOCK output channels the projection, the residual block
+ * of the input pixel (loaded), the block stored. Workspace: ring_pixels *
+ * mid_channels + mid_channels elements; with a 1x1 expand 8 + 16 * floor(Cin
+ * / 4) bytes more, where the __dsp kernel widens a pair's inputs (at the
+ * first 8-byte boundary after the depthwise pixel; the portable kernel
+ * leaves them unused). */
 typedef struct tf_inverted_bottleneck_params {
   const tf_conv_params* expand;
   const tf_conv_params* depthwise;

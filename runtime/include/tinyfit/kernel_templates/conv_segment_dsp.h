@@ -34,6 +34,28 @@ typedef struct conv_segment_dsp_call {
   dsp_clamp clamp;
 } conv_segment_dsp_call;
 
+/* The short last block [begin, end) of one pixel whose in-bounds taps are one
+ * contiguous run of `count` inputs at x (fewer than four channels, w the
+ * weights of its first input in channel 0's row): a pair of channels at a
+ * time, every load of the block before its first store (the input may lie
+ * under it). */
+static inline void conv_segment_dsp_short_block(const dsp_element* x, int32_t count, const dsp_element* w,
+                                                int32_t begin, int32_t end, const conv_segment_dsp_call* k,
+                                                dsp_element* y) {
+  int32_t acc[TF_SEGMENT_CONV_BLOCK], j;
+  for (j = begin; j < end; j += 2) {
+    const int32_t pair = end - j >= 2;
+    const dsp_element* w0 = w + j * k->weight_row;
+    int32_t sums[2];
+    sums[0] = k->bias[j];
+    sums[1] = pair ? k->bias[j + 1] : 0;
+    dot_dsp_1x2(x, w0, pair ? w0 + k->weight_row : w0, count, k->x_offset, k->w_offset, sums);
+    acc[j - begin] = sums[0];
+    if (pair) acc[j + 1 - begin] = sums[1];
+  }
+  for (j = begin; j < end; ++j) y[j] = dsp_requantize(acc[j - begin], &k->requant[j], &k->clamp);
+}
+
 /* Every output channel of one pixel whose in-bounds taps are one contiguous
  * run of `count` inputs at x (a 1x1 window, a row of taps, a fully connected
  * row), w the weights of its first input in channel 0's row: the blocks of
@@ -44,8 +66,7 @@ TF_INNER_LOOP static void conv_segment_dsp_one_run(const dsp_element* x, int32_t
   const int32_t co = k->out_channels, whole = co / TF_SEGMENT_CONV_BLOCK * TF_SEGMENT_CONV_BLOCK;
   const ptrdiff_t weight_row = k->weight_row;
   const int32_t step = k->descending ? -TF_SEGMENT_CONV_BLOCK : TF_SEGMENT_CONV_BLOCK;
-  const int32_t short_begin = k->descending ? 0 : whole, short_end = k->descending ? co - whole : co;
-  int32_t oc = k->descending ? co - TF_SEGMENT_CONV_BLOCK : 0, b, j;
+  int32_t oc = k->descending ? co - TF_SEGMENT_CONV_BLOCK : 0, b;
   for (b = 0; b < whole; b += TF_SEGMENT_CONV_BLOCK, oc += step) {
     int32_t acc[TF_SEGMENT_CONV_BLOCK];
     acc[0] = k->bias[oc], acc[1] = k->bias[oc + 1], acc[2] = k->bias[oc + 2], acc[3] = k->bias[oc + 3];
@@ -53,20 +74,8 @@ TF_INNER_LOOP static void conv_segment_dsp_one_run(const dsp_element* x, int32_t
     dsp_store4(y + oc, tf_requantize(acc[0], &k->requant[oc]), tf_requantize(acc[1], &k->requant[oc + 1]),
                tf_requantize(acc[2], &k->requant[oc + 2]), tf_requantize(acc[3], &k->requant[oc + 3]), &k->clamp);
   }
-  if (short_begin < short_end) {
-    /* Every load of the block before its first store (the input may lie under it). */
-    int32_t acc[TF_SEGMENT_CONV_BLOCK];
-    for (j = short_begin; j < short_end; j += 2) {
-      const int32_t pair = short_end - j >= 2;
-      const dsp_element* w0 = w + j * weight_row;
-      int32_t sums[2];
-      sums[0] = k->bias[j];
-      sums[1] = pair ? k->bias[j + 1] : 0;
-      dot_dsp_1x2(x, w0, pair ? w0 + weight_row : w0, count, k->x_offset, k->w_offset, sums);
-      acc[j - short_begin] = sums[0];
-      if (pair) acc[j + 1 - short_begin] = sums[1];
-    }
-    for (j = short_begin; j < short_end; ++j) y[j] = dsp_requantize(acc[j - short_begin], &k->requant[j], &k->clamp);
+  if (whole < co) {
+    conv_segment_dsp_short_block(x, count, w, k->descending ? 0 : whole, k->descending ? co - whole : co, k, y);
   }
 }
 
@@ -144,21 +153,35 @@ static inline conv_segment_dsp_call conv_segment_dsp_prepare(const tf_view* inpu
   return k;
 }
 
+/* The in-bounds taps of the window at origin (batch n, input row iy0, col
+ * ix0): *x the input at the first one (channel 0), *w_first that tap's
+ * weight index in a weight row, *rows x *cols the taps; whether they are one
+ * contiguous run of input (*count elements). */
+static inline int32_t conv_segment_dsp_taps(const tf_view* input, int32_t n, int32_t iy0, int32_t ix0,
+                                            const conv_window* win, const conv_segment_dsp_call* k,
+                                            const dsp_element** x, ptrdiff_t* w_first, int32_t* rows, int32_t* cols,
+                                            int32_t* count) {
+  int32_t ky_begin, ky_end, kx_begin, kx_end;
+  conv_tap_range(iy0, win->dilation_h, win->kernel_h, input->shape[1], &ky_begin, &ky_end);
+  conv_tap_range(ix0, win->dilation_w, win->kernel_w, input->shape[2], &kx_begin, &kx_end);
+  *x = (const dsp_element*)input->data + n * input->strides[0] + (iy0 + ky_begin * win->dilation_h) * input->strides[1] +
+       (ix0 + kx_begin * win->dilation_w) * input->strides[2];
+  *w_first = ((ptrdiff_t)ky_begin * win->kernel_w + kx_begin) * win->tap_channels;
+  *rows = ky_end - ky_begin, *cols = kx_end - kx_begin;
+  *count = *cols * k->channels;
+  return *rows == 1 && (k->contiguous || *cols == 1);
+}
+
 /* One output pixel whose window origin is (batch n, input row iy0, col ix0). */
 static inline void conv_segment_dsp_at(const tf_view* input, int32_t n, int32_t iy0, int32_t ix0,
                                        const conv_window* win, const conv_segment_dsp_call* k, dsp_element* y) {
-  int32_t ky_begin, ky_end, kx_begin, kx_end;
   const dsp_element* x;
   ptrdiff_t w_first;
-  conv_tap_range(iy0, win->dilation_h, win->kernel_h, input->shape[1], &ky_begin, &ky_end);
-  conv_tap_range(ix0, win->dilation_w, win->kernel_w, input->shape[2], &kx_begin, &kx_end);
-  x = (const dsp_element*)input->data + n * input->strides[0] + (iy0 + ky_begin * win->dilation_h) * input->strides[1] +
-      (ix0 + kx_begin * win->dilation_w) * input->strides[2];
-  w_first = ((ptrdiff_t)ky_begin * win->kernel_w + kx_begin) * win->tap_channels;
-  if (ky_end - ky_begin == 1 && (k->contiguous || kx_end - kx_begin == 1)) {
-    conv_segment_dsp_one_run(x, (kx_end - kx_begin) * k->channels, k->weights + w_first, k, y);
+  int32_t rows, cols, count;
+  if (conv_segment_dsp_taps(input, n, iy0, ix0, win, k, &x, &w_first, &rows, &cols, &count)) {
+    conv_segment_dsp_one_run(x, count, k->weights + w_first, k, y);
   } else {
-    conv_segment_dsp_pixel(x, w_first, ky_end - ky_begin, kx_end - kx_begin, k, y);
+    conv_segment_dsp_pixel(x, w_first, rows, cols, k, y);
   }
 }
 

@@ -7,9 +7,12 @@
  * them, int16 lanes with the weight offset added, [ceil(C/4)][KH][KW][4]).
  * Bit for bit the reference.
  *
- * Per output pixel: the expanded pixels it needs last (conv_segment_dsp.h's
- * pixel into the ring slot); the depthwise over the ring taps, four channels
- * per pass with SMLAxy as dwconv2d_dsp.h, the weights of the window's
+ * Per output pixel: the expanded pixels it needs last into their ring slots
+ * (a 1x1 expand in pairs, segment_last_computed_mid, each pair's inputs
+ * widened once into the workspace and every weight loaded once for both,
+ * two channels at a time: ib_dsp_expand_pair); the
+ * depthwise over the ring taps, four channels per pass with SMLAxy as
+ * dwconv2d_dsp.h, the weights of the window's
  * in-bounds rectangle in order (a whole 3x3 window unrolled); the
  * projection block by block (dot_dsp_block.h, a short last block a pair at a
  * time), requantised, the residual block loaded and added with the element
@@ -19,11 +22,13 @@
  * Access order: exactly inverted_bottleneck_segment.h's (plan/segment_kernel.h's
  * kInvertedBottleneck record, which verify_plan replays). Input and output
  * are touched only by the expand (per mid block, its window loaded, then the
- * block stored into the ring), the residual loads and the output stores, in
- * the same order: a block's residual word is loaded before the block is
+ * block stored into the ring; the two mids of a pair interleaved, which
+ * reorders loads among loads only), the residual loads and the output stores,
+ * in the same order: a block's residual word is loaded before the block is
  * stored; the depthwise and the projection read the workspace (ring and
  * depthwise pixel), which no overlap involves. */
 #include "tinyfit/kernel_templates/conv_segment_dsp.h"
+#include "tinyfit/kernel_templates/dot_dsp_pair.h"
 #include "tinyfit/kernel_templates/dwconv2d_dsp_pixel.h"
 #include "tinyfit/kernel_templates/inverted_bottleneck_segment.h"
 
@@ -190,6 +195,77 @@ TF_INNER_LOOP static void ib_dsp_project(const dsp_element* mid, const tf_conv_p
   }
 }
 
+/* Every mid channel of two mid pixels whose expand windows are each one run
+ * of `count` inputs (x0 into ring slot y0, x1 into y1), w the weights of the
+ * first input in channel 0's row: the inputs widened once into `columns`
+ * (dot_dsp_pair.h), then two channels at a time against both pixels, the
+ * inputs past the last group of four one by one; an odd last channel is
+ * computed twice and stored once. Ring slots only, so the blocks' order does
+ * not matter. */
+TF_INNER_LOOP static void ib_dsp_expand_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
+                                              const dsp_element* w, const conv_segment_dsp_call* k,
+                                              uint64_t* columns, dsp_element* y0, dsp_element* y1) {
+  const uint32_t x_offset_lanes = tf_splat_lanes(k->x_offset), w_offset_lanes = tf_splat_lanes(k->w_offset);
+  const int32_t co = k->out_channels, groups = count >> 2, head = count & ~3;
+  const ptrdiff_t weight_row = k->weight_row;
+  int32_t c, i;
+  dot_dsp_pair_widen(x0, x1, count, x_offset_lanes, columns);
+  for (c = 0; c < co; c += 2) {
+    const int32_t pair = c + 1 < co;
+    const dsp_element* w0 = w + c * weight_row;
+    const dsp_element* w1 = pair ? w0 + weight_row : w0;
+    int32_t acc[4];
+    acc[0] = acc[2] = k->bias[c];
+    acc[1] = acc[3] = k->bias[c + pair];
+    dot_dsp_pair_2x2(columns, w0, w1, groups, w_offset_lanes, acc);
+    for (i = head; i < count; ++i) {
+      const int32_t v0 = dsp_widen(w0[i], k->w_offset), v1 = dsp_widen(w1[i], k->w_offset);
+      const int32_t p0 = dsp_widen(x0[i], k->x_offset), p1 = dsp_widen(x1[i], k->x_offset);
+      acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+    }
+    if (pair) {
+      const tf_requant_channel q0 = k->requant[c], q1 = k->requant[c + 1];
+      dsp_store2(y0 + c, tf_requantize(acc[0], &q0), tf_requantize(acc[1], &q1), &k->clamp);
+      dsp_store2(y1 + c, tf_requantize(acc[2], &q0), tf_requantize(acc[3], &q1), &k->clamp);
+    } else {
+      y0[c] = dsp_requantize(acc[0], &k->requant[c], &k->clamp);
+      y1[c] = dsp_requantize(acc[2], &k->requant[c], &k->clamp);
+    }
+  }
+}
+
+/* `count` (1 or 2) mid pixels from position `first` in traversal order into
+ * their ring slots: two whose expand windows are each one run of input of the
+ * same length and weights (a 1x1 expand) in one pass (ib_dsp_expand_pair,
+ * its widened inputs in `columns`); otherwise one after the other. */
+static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
+                          int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
+                          dsp_element* ring, int32_t ring_pixels, int32_t mid_channels, uint64_t* columns,
+                          int32_t descending) {
+  const dsp_element* x[2];
+  dsp_element* y[2];
+  ptrdiff_t w_first[2] = {0, 0};
+  int32_t rows[2], cols[2], run_count[2] = {0, 0}, one_run[2] = {0, 0}, i;
+  for (i = 0; i < count; ++i) {
+    const int32_t mid = segment_pixel(first + i, mids, descending);
+    const int32_t mn = mid / (mid_rows * mid_cols), mr = mid / mid_cols % mid_rows, mc = mid % mid_cols;
+    one_run[i] = conv_segment_dsp_taps(input, mn, mr * win->stride_h - win->pad_top, mc * win->stride_w - win->pad_left,
+                                       win, expand, &x[i], &w_first[i], &rows[i], &cols[i], &run_count[i]);
+    y[i] = ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels;
+  }
+  if (count == 2 && one_run[0] && one_run[1] && run_count[0] == run_count[1] && w_first[0] == w_first[1]) {
+    ib_dsp_expand_pair(x[0], x[1], run_count[0], expand->weights + w_first[0], expand, columns, y[0], y[1]);
+    return;
+  }
+  for (i = 0; i < count; ++i) {
+    if (one_run[i]) {
+      conv_segment_dsp_one_run(x[i], run_count[i], expand->weights + w_first[i], expand, y[i]);
+    } else {
+      conv_segment_dsp_pixel(x[i], w_first[i], rows[i], cols[i], expand, y[i]);
+    }
+  }
+}
+
 #ifdef TF_INVERTED_BOTTLENECK_SEGMENT_DSP
 void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* output,
                                         const tf_inverted_bottleneck_params* params, uint8_t* workspace,
@@ -205,9 +281,12 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const int32_t ring_pixels = params->ring_pixels;
   dsp_element* ring = (dsp_element*)(void*)workspace;
   dsp_element* dw_pixel = ring + (ptrdiff_t)ring_pixels * mid_channels;
+  /* The pair's widened inputs: the first 8-byte boundary after dw_pixel. */
+  uint64_t* columns = (uint64_t*)(void*)(((uintptr_t)(dw_pixel + mid_channels) + 7u) & ~(uintptr_t)7u);
   const dsp_element* taps[TF_SEGMENT_MAX_TAPS];
   ib_dsp_residual residual;
-  int32_t t, ky, kx, next = 0; /* mid pixels computed so far, in traversal order */
+  const int32_t paired = params->expand->kernel_h == 1 && params->expand->kernel_w == 1;
+  int32_t t, ky, kx, last, step = 1, next = 0; /* mid pixels computed so far, in traversal order */
   residual.params = params->add;
   residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
   for (t = 0; t < pixels; ++t) {
@@ -217,16 +296,16 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
     int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
     conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
     conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
-    /* The mid pixel this output needs last in traversal order. */
+    /* The mid pixel this output needs last in traversal order (with a 1x1
+     * expand, computed with the rest of its pair: segment_last_computed_mid). */
     needed = descending ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
                         : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
                               (kx_end - 1) * dw->dilation_w;
-    for (; next <= segment_pixel(needed, mids, descending); ++next) {
-      const int32_t mid = segment_pixel(next, mids, descending);
-      const int32_t mn = mid / (mid_rows * mid_cols), mr = mid / mid_cols % mid_rows, mc = mid % mid_cols;
-      conv_segment_dsp_at(input, mn, mr * expand_window.stride_h - expand_window.pad_top,
-                          mc * expand_window.stride_w - expand_window.pad_left, &expand_window, &expand,
-                          ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels);
+    for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
+         next += step) {
+      step = next < last && paired ? 2 : 1;
+      ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, ring, ring_pixels,
+                    mid_channels, columns, descending);
     }
     for (ky = ky_begin; ky < ky_end; ++ky) {
       const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;

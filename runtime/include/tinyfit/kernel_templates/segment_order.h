@@ -15,6 +15,17 @@ static inline int32_t segment_pixel(int32_t t, int32_t pixels, int32_t descendin
   return descending ? pixels - 1 - t : t;
 }
 
+/* The last mid position (in traversal order) the fused inverted bottleneck
+ * computes before an output pixel whose depthwise window needs position
+ * `needed` last: a 1x1 expand (`paired`) computes its mids in pairs of
+ * positions (2i, 2i + 1), the last alone when `mids` is odd, so that its
+ * __dsp path loads each expand weight once per pair; any other, `needed`.
+ * plan/segment_kernel.h's find_last_computed_mid_position says the same. */
+static inline int32_t segment_last_computed_mid(int32_t needed, int32_t mids, int32_t paired) {
+  const int32_t end = paired ? needed | 1 : needed;
+  return end < mids ? end : mids - 1;
+}
+
 /* Channel block b of `channels` split into blocks of `block`, as [begin, end). */
 static inline void segment_block(int32_t b, int32_t channels, int32_t block, int32_t descending, int32_t* begin,
                                  int32_t* end) {
