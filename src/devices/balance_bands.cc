@@ -1,6 +1,7 @@
 #include "devices/balance_bands.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "devices/crop_rows.h"
 #include "devices/device_plan.h"
@@ -9,6 +10,15 @@ namespace tinyfit::devices {
 namespace {
 
 constexpr int kRowAxis = 1;  // NHWC
+
+// Whether the bands `a` are better balanced than `b`: the largest smaller,
+// or equal and the next largest smaller, and so on (two equal largest bands,
+// as a symmetric split has, shrink one move at a time).
+bool is_smaller(std::vector<int64_t> a, std::vector<int64_t> b) {
+  std::sort(a.begin(), a.end(), std::greater<>());
+  std::sort(b.begin(), b.end(), std::greater<>());
+  return a < b;
+}
 
 class Balancer {
  public:
@@ -27,7 +37,6 @@ class Balancer {
     TINYFIT_ASSIGN_OR_RETURN(std::vector<int64_t> cost, input_bytes(cuts));
     for (int64_t step = 0; step < 4 * rows; ++step) {
       const int d = static_cast<int>(std::max_element(cost.begin(), cost.end()) - cost.begin());
-      const int64_t largest = cost[static_cast<size_t>(d)];
       if (cuts[static_cast<size_t>(d) + 1] - cuts[static_cast<size_t>(d)] <= 1) break;
       // Give a row to the neighbour whose band is smaller.
       const bool left = d > 0 && (d + 1 == parts_ || cost[static_cast<size_t>(d) - 1] <= cost[static_cast<size_t>(d) + 1]);
@@ -38,7 +47,7 @@ class Balancer {
         --moved[static_cast<size_t>(d) + 1];
       }
       TINYFIT_ASSIGN_OR_RETURN(std::vector<int64_t> moved_cost, input_bytes(moved));
-      if (*std::max_element(moved_cost.begin(), moved_cost.end()) >= largest) break;
+      if (!is_smaller(moved_cost, cost)) break;
       cuts = std::move(moved);
       cost = std::move(moved_cost);
     }

@@ -6,7 +6,7 @@
 // devices' bands of the image are 64,416 and 60,720 bytes, the outer ones'
 // 39,072 and 46,992). Greedy, not optimal: moves one row at a time from the
 // device whose band of the model inputs is largest to its smaller
-// neighbour while the largest band shrinks; the model inputs stand in for
+// neighbour while the bands, largest first, shrink; the model inputs stand in for
 // the plans' arenas, which only compile_model knows.
 #pragma once
 
