@@ -243,6 +243,43 @@ TEST(CompilePipeline, MotesHonoursAFiniteLatencyBudgetOnRandomConvChains) {
   EXPECT_GT(with_loops, 0);  // the budgets leave room for some row loop
 }
 
+// With overlaps on, the motes candidate searches with the overlap scoring
+// and without; its note lists each search's plan within the budget ("label:
+// arena N, ..."), and the candidate is the smallest of them.
+TEST(CompilePipeline, MotesKeepsTheSmallestPlanOfItsSearchesWithinTheBudget) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    row_chain::ChainSpec spec;
+    spec.seed = seed;
+    spec.operators = 6;
+    spec.rows = 40;
+    spec.cols = 12;
+    spec.max_channels = 8;
+    const row_chain::OracleCase c = row_chain::make_random_row_chain(spec);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    CompileOptions options = make_options("order,inplace,motes,overlap");
+    options.latency_budget = 1.10;
+    Result<CompileReport> report = compile_model(c.graph, options);
+    ASSERT_TRUE(report) << report.error().format();
+    const auto found = std::find_if(report->candidates.begin(), report->candidates.end(),
+                                    [](const CompileCandidate& k) { return k.rank == LatencyRank::kMotes; });
+    ASSERT_NE(found, report->candidates.end());
+    const CompileCandidate& motes = *found;
+    if (!motes.built) continue;
+    const std::string::size_type listed = motes.note.find("the searches' plans: ");
+    ASSERT_NE(listed, std::string::npos) << motes.note;
+    std::vector<int64_t> arenas;
+    for (std::string::size_type at = motes.note.find("arena ", listed); at != std::string::npos;
+         at = motes.note.find("arena ", at + 1)) {
+      arenas.push_back(std::stoll(motes.note.substr(at + 6)));
+    }
+    ASSERT_FALSE(arenas.empty()) << motes.note;
+    EXPECT_EQ(motes.arena_bytes, *std::min_element(arenas.begin(), arenas.end())) << motes.note;
+    compared += arenas.size() == 2 ? 1 : 0;
+  }
+  EXPECT_GT(compared, 0);  // both searches found a plan within the budget somewhere
+}
+
 TEST(CompilePipeline, MotesHonoursTheDefaultLatencyBudgetOnACiModel) {
   Result<ir::Graph> graph =
       import::import_model(std::string(TINYFIT_MODELS_DIR) + "/tflite/mcunet/mcunet-5fps_vww.tflite");
