@@ -73,6 +73,7 @@ std::string format_element(std::string_view type, const uint8_t* p) {
   if (type == "uint8_t") return std::to_string(load<uint8_t>(p));
   if (type == "int16_t") return std::to_string(load<int16_t>(p));
   if (type == "uint32_t") return std::to_string(load<uint32_t>(p)) + "u";
+  if (type == "uint64_t") return std::to_string(load<uint64_t>(p)) + "ull";
   if (type == "float") return format_float_literal(load<float>(p));
   TINYFIT_CHECK(type == "int32_t") << "element type " << type;
   const int32_t v = load<int32_t>(p);
@@ -83,6 +84,7 @@ std::string format_element(std::string_view type, const uint8_t* p) {
 size_t element_size(std::string_view type) {
   if (type == "int8_t" || type == "uint8_t") return 1;
   if (type == "int16_t") return 2;
+  if (type == "uint64_t") return 8;
   return 4;
 }
 

@@ -33,7 +33,7 @@ std::string_view c_element_type(ir::DType dtype);
 std::string format_float_literal(float value);
 
 // The elements of `bytes` (little-endian `element_c_type`: int8_t, uint8_t,
-// int16_t, int32_t, uint32_t or float) as "{\n  1, 2, ...\n}", 16 per line
+// int16_t, int32_t, uint32_t, uint64_t or float) as "{\n  1, 2, ...\n}", 16 per line
 // for bytes, 8 per line otherwise.
 std::string format_array_initializer(std::string_view element_c_type, std::span<const uint8_t> bytes);
 

@@ -256,6 +256,19 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
     }
     weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
     weight_c_type_ = "uint32_t";
+  } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates) {
+    // Rows rounded up to a multiple of four with zeros, in channel pairs
+    // (2i, 2i + 1): one 64-bit word per pair and group of four taps, channel
+    // 2i's four bytes then 2i + 1's (zeros past the last channel).
+    const size_t row = weights_.size() / channels, groups = (row + 3) / 4, pairs = (channels + 1) / 2;
+    std::vector<uint8_t> packed(pairs * groups * 8, 0);
+    for (size_t ch = 0; ch < channels; ++ch) {
+      for (size_t k = 0; k < row; ++k) {
+        packed[((ch / 2) * groups + k / 4) * 8 + (ch % 2) * 4 + k % 4] = weights_[ch * row + k];
+      }
+    }
+    weights_ = std::move(packed);
+    weight_c_type_ = "uint64_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp) {
     // Rows rounded up to a multiple of four, then 4 more bytes, all zero.
     const size_t row = weights_.size() / channels, row4 = (row + 3) / 4 * 4;

@@ -52,8 +52,8 @@ class ConvConstants {
 
  private:
   std::string dtype_token_;
-  std::string weight_c_type_;          // int8_t, uint8_t or float
-  std::vector<uint8_t> weights_;       // IR layout, kernel element type
+  std::string weight_c_type_;          // int8_t, uint8_t or float; uint32_t / uint64_t words once packed
+  std::vector<uint8_t> weights_;       // IR layout, kernel element type; the primitive's layout once packed
   std::vector<int32_t> bias_int_;      // qs8 / qu8
   std::vector<float> bias_float_;      // f32
   std::vector<int32_t> multiplier_, shift_;

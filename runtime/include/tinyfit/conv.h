@@ -173,8 +173,11 @@ void tf_qu8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* ou
                                          uint8_t* workspace, int32_t line_rows);
 
 /* Conv2D as partial im2col + GEMM (kernel_templates/conv2d_im2col_dsp.h):
- * weights int8 / uint8 w[Cout][K4] (K = KH * KW * Cin / groups, rounded up to a
- * multiple of four with zeros) plus 4 zero bytes; `workspace` (8-byte aligned)
+ * weights int8 / uint8, K = KH * KW * Cin / groups per channel rounded up to
+ * K4, a multiple of four, with zeros: whole / chunk and rows calls take them
+ * in channel pairs, uint64_t w[ceil(Cout / 2)][K4 / 4] (channel 2i's four
+ * taps of a group in the low word, 2i + 1's in the high word, zero past
+ * Cout); accumulate calls take rows, w[Cout][K4] plus 4 zero bytes; `workspace` (8-byte aligned)
  * of tf_conv2d_im2col_workspace_bytes(K) bytes, K = the taps of one call
  * (accumulate: KH * KW * the input view's channels). Whole / chunk, rows
  * (as tf_*_conv2d_direct_rows) and accumulate (1x1 only: the chunk's weights

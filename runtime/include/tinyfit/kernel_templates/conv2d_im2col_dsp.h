@@ -6,19 +6,24 @@
  * workspace, widened to 16 bits with the input offset added (zero where the
  * window leaves the input), then the output channels, two at a time, are dot
  * products of their weights with the three columns. Per group of four taps:
- * two weight loads and four widenings shared by the three pixels, six column
- * loads shared by the two channels, twelve SMLADs: 24 MACs in 27
- * instructions with GCC 12 -O2 (three pixels and two channels keep the twelve
- * live values in the Cortex-M's registers; four pixels by one channel took
- * 23 for 16 MACs, four by two spilled).
+ * one 64-bit load of the pair's weights and four widenings shared by the
+ * three pixels, three 64-bit column loads shared by the two channels, twelve
+ * SMLADs; two groups a loop step: 48 MACs in 45 instructions with GCC 12 -O2
+ * (three pixels and two channels keep the twelve live values in the
+ * Cortex-M's registers; four pixels by one channel took 23 for 16 MACs, four
+ * by two spilled; with the two channels' weights in separate rows, one load
+ * each and one group a step, 27 for 24).
  *
- * Weights (params->weights): int8 / uint8 w[Cout][K4] with K = KH * KW *
- * Cin / groups in the IR order (ky, kx, c) and K4 = K rounded up to a multiple
- * of four (zeros after K), then 4 more zero bytes (a 1x1 accumulate chunk
- * reads up to 3 weights past its channels; the workspace's zero lanes cancel
- * them). The workspace (8-byte aligned) holds TF_CONV_IM2COL_PIXELS columns of
- * K4 16-bit lanes and a staging row of K4 bytes:
- * tf_conv2d_im2col_workspace_bytes(K). */
+ * Weights (params->weights), K = KH * KW * Cin / groups in the IR order
+ * (ky, kx, c) and K4 = K rounded up to a multiple of four (zeros after K):
+ * whole / chunk and rows calls take channel pairs, uint64_t
+ * w[ceil(Cout / 2)][K4 / 4], channel 2i's four taps of a group in the low
+ * word and 2i + 1's in the high word (zeros past Cout); accumulate calls take
+ * int8 / uint8 rows w[Cout][K4], then 4 more zero bytes (a 1x1 accumulate
+ * chunk starts at any input channel and reads up to 3 weights past its
+ * channels; the workspace's zero lanes cancel them). The workspace (8-byte
+ * aligned) holds TF_CONV_IM2COL_PIXELS columns of K4 16-bit lanes and a
+ * staging row of K4 bytes: tf_conv2d_im2col_workspace_bytes(K). */
 #include "tinyfit/kernel_templates/conv_taps.h"
 
 #define IM2COL_PIXELS TF_CONV_IM2COL_PIXELS
@@ -132,75 +137,125 @@ typedef struct im2col_targets {
   int32_t count;
 } im2col_targets;
 
+/* One group of four taps of the three pixels (64-bit columns words) against
+ * channels j = 0, 1 (weight words ww0, ww1: four taps each): four widenings
+ * shared by the pixels, one 64-bit load (LDRD) per pixel shared by the
+ * channels (its even and odd lanes), twelve SMLADs. */
+#define IM2COL_GROUP_3X2(ww0, ww1, words)                                                                        \
+  do {                                                                                                          \
+    const uint32_t even0_ = dsp_widen_weights_even(ww0, w_offset_lanes);                                        \
+    const uint32_t even1_ = dsp_widen_weights_even(ww1, w_offset_lanes);                                        \
+    const uint32_t odd0_ = dsp_widen_weights_odd(ww0, w_offset_lanes);                                          \
+    const uint32_t odd1_ = dsp_widen_weights_odd(ww1, w_offset_lanes);                                          \
+    uint64_t l_ = (words)[0];                                                                                   \
+    a00 = tf_smlad((uint32_t)l_, even0_, a00), a01 = tf_smlad((uint32_t)l_, even1_, a01);                       \
+    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a01);         \
+    l_ = (words)[1];                                                                                            \
+    a10 = tf_smlad((uint32_t)l_, even0_, a10), a11 = tf_smlad((uint32_t)l_, even1_, a11);                       \
+    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a11);         \
+    l_ = (words)[2];                                                                                            \
+    a20 = tf_smlad((uint32_t)l_, even0_, a20), a21 = tf_smlad((uint32_t)l_, even1_, a21);                       \
+    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a21);         \
+  } while (0)
+
+#ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
+
 /* acc[p][j] += weights of channel j (k4 of them, from w[j]) . column p, for
- * the three pixels and two channels: per group of four taps, two weight
- * loads and four widenings shared by the pixels, three 64-bit column loads
- * shared by the channels, twelve SMLADs (24 MACs in 27 instructions, two of
- * them a spilled pointer). */
+ * the three pixels and two channels (weights in rows: an accumulate chunk
+ * starts at any input channel), two weight loads a group (27 instructions
+ * for 24 MACs, two of them a spilled pointer). */
 static inline void im2col_dot3x2(const uint64_t* columns, const dsp_element* w0, const dsp_element* w1, int32_t k4,
                                  uint32_t w_offset_lanes, int32_t acc[6]) {
   int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5];
   const dsp_element* const w_end = w0 + k4;
   for (; w0 < w_end; w0 += 4, w1 += 4, columns += IM2COL_PIXELS) {
-    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w1);
-    const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);
-    const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);
-    const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes), odd1 = dsp_widen_weights_odd(ww1, w_offset_lanes);
-    /* One 64-bit load (LDRD) per pixel: its even and odd lanes. */
-    uint64_t l = columns[0];
-    a00 = tf_smlad((uint32_t)l, even0, a00), a01 = tf_smlad((uint32_t)l, even1, a01);
-    a00 = tf_smlad((uint32_t)(l >> 32), odd0, a00), a01 = tf_smlad((uint32_t)(l >> 32), odd1, a01);
-    l = columns[1];
-    a10 = tf_smlad((uint32_t)l, even0, a10), a11 = tf_smlad((uint32_t)l, even1, a11);
-    a10 = tf_smlad((uint32_t)(l >> 32), odd0, a10), a11 = tf_smlad((uint32_t)(l >> 32), odd1, a11);
-    l = columns[2];
-    a20 = tf_smlad((uint32_t)l, even0, a20), a21 = tf_smlad((uint32_t)l, even1, a21);
-    a20 = tf_smlad((uint32_t)(l >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l >> 32), odd1, a21);
+    IM2COL_GROUP_3X2(tf_load_u32(w0), tf_load_u32(w1), columns);
   }
   acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11, acc[4] = a20, acc[5] = a21;
 }
 
-/* Channels [c_begin, c_end) of the gathered pixels, two at a time (an odd last
+/* The contribution of the gathered pixels' input channels to the int32/16/8
+ * accumulators of channels [c_begin, c_end), two at a time (an odd last
  * channel is computed twice), each channel's weights k4 from `w`, the next
- * channel's row_k4 further on; requantised and stored at channel
- * c - out_begin (a repeated pixel stores its first pixel's value again), or
- * added to the accumulators (channel c). */
-TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const dsp_element* w, int32_t row_k4, int32_t k4,
+ * channel's row_k4 further on. */
+TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, const dsp_element* w, int32_t row_k4,
+                                                     int32_t k4, int32_t c_begin, int32_t c_end,
+                                                     const im2col_targets* targets, const tf_view* output,
+                                                     const tf_conv_params* p, int32_t bits, int32_t first) {
+  const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
+  int32_t c, i, j;
+  for (c = c_begin; c < c_end; c += 2, w += 2 * row_k4) {
+    const int32_t pair = c + 1 < c_end;
+    int32_t acc[2 * IM2COL_PIXELS] = {0};
+    im2col_dot3x2(columns, w, w + pair * row_k4, k4, w_offset_lanes, acc);
+    for (j = 0; j <= pair; ++j) {
+      for (i = 0; i < targets->count; ++i) {
+        conv_store_accumulator(output->data, targets->y[i] + c + j, (conv_sum)acc[2 * i + j], c + j, p, bits, first);
+      }
+    }
+  }
+}
+
+#else
+
+/* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
+ * at channel c - out_begin (a repeated pixel stores its first pixel's value
+ * again): the pairs (2i, 2i + 1) that hold them (a pair with one channel
+ * outside the range computes it and stores only the other), each pair's
+ * `groups` 64-bit words from `words` on, channel 2i's four taps of a group in
+ * the low half and 2i + 1's in the high one, so one load brings both. Per
+ * pair: acc[p][j] += weights of channel j . column p for the three pixels,
+ * two groups of four taps a step (per 48 MACs two weight loads, eight
+ * widenings, six column loads and 24 SMLADs), then six requantisations.
+ * The pair loop and the dot products are one function: a call per pair cost
+ * about 40 instructions (saving registers, the accumulators through memory). */
+TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_t* words, int32_t groups,
                                           int32_t c_begin, int32_t c_end, const im2col_targets* targets,
-                                          const tf_view* output, const tf_conv_params* p, int32_t out_begin,
-                                          int32_t accumulate, int32_t bits, int32_t first) {
+                                          const tf_view* output, const tf_conv_params* p, int32_t out_begin) {
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
   const dsp_clamp clamp = dsp_make_clamp(p);
   const int32_t* bias = (const int32_t*)p->bias;
   const int32_t count = targets->count;
+  const uint64_t* w_pair = words + (ptrdiff_t)(c_begin >> 1) * groups;
   dsp_element* y[IM2COL_PIXELS];
-  int32_t c, i, j;
+  int32_t c, i;
   for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets->y[i < count ? i : 0] - out_begin;
-  for (c = c_begin; c < c_end; c += 2, w += 2 * row_k4) {
-    const int32_t pair = c + 1 < c_end;
-    int32_t acc[2 * IM2COL_PIXELS];
-    for (i = 0; i < IM2COL_PIXELS; ++i) {
-      acc[2 * i] = accumulate ? 0 : bias[c];
-      acc[2 * i + 1] = accumulate ? 0 : bias[c + pair];
+  for (c = c_begin & ~1; c < c_end; c += 2, w_pair += groups) {
+    const int32_t has0 = c >= c_begin, has1 = c + 1 < c_end;
+    const int32_t b0 = has0 ? bias[c] : 0, b1 = has1 ? bias[c + 1] : 0;
+    int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1;
+    const uint64_t* w = w_pair;
+    const uint64_t* const w_end = w + groups;
+    const uint64_t* x = columns;
+    uint64_t ww;
+    if (groups & 1) {
+      ww = *w++;
+      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+      x += IM2COL_PIXELS;
     }
-    im2col_dot3x2(columns, w, w + pair * row_k4, k4, w_offset_lanes, acc);
-    if (accumulate) {
-      for (j = 0; j <= pair; ++j) {
-        for (i = 0; i < count; ++i) {
-          conv_store_accumulator(output->data, targets->y[i] + c + j, (conv_sum)acc[2 * i + j], c + j, p, bits, first);
-        }
-      }
-    } else if (pair) {
-      const tf_requant_channel q0 = p->requant[c], q1 = p->requant[c + 1];
-      dsp_store2(y[0] + c, tf_requantize(acc[0], &q0), tf_requantize(acc[1], &q1), &clamp);
-      dsp_store2(y[1] + c, tf_requantize(acc[2], &q0), tf_requantize(acc[3], &q1), &clamp);
-      dsp_store2(y[2] + c, tf_requantize(acc[4], &q0), tf_requantize(acc[5], &q1), &clamp);
+    for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
+      ww = w[0];
+      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+      ww = w[1];
+      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
+    }
+    if (has0 && has1) {
+      const tf_requant_channel* q = p->requant + c;
+      dsp_store2(y[0] + c, tf_requantize(a00, &q[0]), tf_requantize(a01, &q[1]), &clamp);
+      dsp_store2(y[1] + c, tf_requantize(a10, &q[0]), tf_requantize(a11, &q[1]), &clamp);
+      dsp_store2(y[2] + c, tf_requantize(a20, &q[0]), tf_requantize(a21, &q[1]), &clamp);
     } else {
-      const tf_requant_channel q = p->requant[c];
-      for (i = 0; i < IM2COL_PIXELS; ++i) y[i][c] = dsp_requantize(acc[2 * i], &q, &clamp);
+      const int32_t j = has0 ? 0 : 1;
+      const tf_requant_channel q = p->requant[c + j];
+      y[0][c + j] = dsp_requantize(j ? a01 : a00, &q, &clamp);
+      y[1][c + j] = dsp_requantize(j ? a11 : a10, &q, &clamp);
+      y[2][c + j] = dsp_requantize(j ? a21 : a20, &q, &clamp);
     }
   }
 }
+
+#endif
+#undef IM2COL_GROUP_3X2
 
 /* The output pixels of `output` (its (0, 0) the node's (out_row, out_col);
  * the input view's (0, 0) the node's input (in_row, in_col)) in groups of
@@ -214,7 +269,6 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   const int32_t group_out = p->out_channels / groups;
   const int32_t x_offset = p->input_offset;
   const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
-  const dsp_element* weights = (const dsp_element*)p->weights;
   const int32_t row_k4 = (p->kernel_h * p->kernel_w * (p->in_channels / groups) + 3) & ~3;
   const int32_t out_cols = output->shape[2];
   const int32_t pixels = output->shape[0] * output->shape[1] * out_cols;
@@ -251,8 +305,14 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
         im2col_gather(&cols, i, &group_input, &win, at[i][0], at[i][1] * win.stride_h - win.pad_top,
                       at[i][2] * win.stride_w - win.pad_left, x_offset, x_offset_lanes);
       }
-      im2col_channels(cols.words, weights + (ptrdiff_t)c_begin * row_k4 + (accumulate ? in_begin : 0), row_k4, cols.k4,
-                      c_begin, c_end, &targets, output, p, out_begin, accumulate, bits, first);
+#ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
+      im2col_accumulate_channels(cols.words, (const dsp_element*)p->weights + (ptrdiff_t)c_begin * row_k4 + in_begin,
+                                 row_k4, cols.k4, c_begin, c_end, &targets, output, p, bits, first);
+#else
+      (void)in_begin, (void)bits, (void)first;
+      im2col_channels(cols.words, (const uint64_t*)p->weights, row_k4 >> 2, c_begin, c_end, &targets, output, p,
+                      out_begin);
+#endif
     }
   }
 }
