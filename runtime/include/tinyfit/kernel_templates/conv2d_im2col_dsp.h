@@ -95,6 +95,16 @@ static void im2col_gather(const im2col_columns* cols, int32_t p, const tf_view* 
   const int32_t aligned = (channels & 3) == 0;
   const int32_t row_elements = win->kernel_w * channels;
   const ptrdiff_t xs2 = input->strides[2];
+  if (win->kernel_h == 1 && win->kernel_w == 1 && aligned && iy0 >= 0 && iy0 < input->shape[1] && ix0 >= 0 &&
+      ix0 < input->shape[2]) {
+    /* A 1x1 window in bounds (every pixel of a pointwise convolution): the
+     * pixel's channels, widened; no tap ranges. */
+    im2col_widen(cols, p, 0,
+                 (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+                     (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2,
+                 channels >> 2, x_offset_lanes);
+    return;
+  }
   const int32_t contiguous = win->dilation_w == 1 && xs2 == channels;
   const dsp_element zero_point = (dsp_element)(-x_offset);
   int32_t ky_begin, ky_end, kx_begin, kx_end, ky, kx;
@@ -275,6 +285,7 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   im2col_window win;
   im2col_columns cols;
   int32_t first_pixel;
+  int32_t next[3] = {0, 0, 0}; /* the next pixel's (image, row, col): no divisions per pixel */
   win.kernel_h = p->kernel_h, win.kernel_w = p->kernel_w, win.stride_h = p->stride_h, win.stride_w = p->stride_w;
   win.dilation_h = p->dilation_h, win.dilation_w = p->dilation_w;
   win.pad_top = p->pad_top - out_row * p->stride_h + in_row;
@@ -288,10 +299,12 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
     int32_t at[IM2COL_PIXELS][3], i, group;
     targets.count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
     for (i = 0; i < IM2COL_PIXELS; ++i) {
-      const int32_t pixel = first_pixel + (i < targets.count ? i : 0);
-      at[i][2] = pixel % out_cols;
-      at[i][1] = pixel / out_cols % output->shape[1];
-      at[i][0] = pixel / out_cols / output->shape[1];
+      const int32_t* const from = i < targets.count ? next : at[0];
+      at[i][0] = from[0], at[i][1] = from[1], at[i][2] = from[2];
+      if (i < targets.count && ++next[2] == out_cols) {
+        next[2] = 0;
+        if (++next[1] == output->shape[1]) next[1] = 0, ++next[0];
+      }
       targets.y[i] = (ptrdiff_t)at[i][0] * output->strides[0] + (ptrdiff_t)at[i][1] * output->strides[1] +
                      (ptrdiff_t)at[i][2] * output->strides[2];
     }
