@@ -11,7 +11,7 @@
 //     loop): the *_rows kernels, which take every range from the views'
 //     origins, so the input may be a window of rows (plan.h Sweep).
 // Each call runs the primitive exec/conv_primitive.h's rule picks (the
-// direct loops or a __dsp kernel); the arguments depend only on the call's
+// direct loops, a __dsp kernel or a float32 fast primitive); the arguments depend only on the call's
 // kind, so every primitive of a kind shares them. The scalar arguments are
 // constants or the loop's chunk bounds, so run() evaluates them and emit()
 // spells the same values in C.
@@ -130,13 +130,19 @@ struct KernelRow {
       {#T, P::kFullyConnectedDsp, Op::kFullyConnected, K::kAccumulate,                                       \
        "tf_" #T "_fully_connected_direct_accumulate__dsp", tf_##T##_fully_connected_direct_accumulate__dsp}
 
+#define TINYFIT_FLOAT_KERNELS                                                                                \
+  {"f32", P::kIm2colFloat, Op::kConv2D, K::kChannels, "tf_f32_conv2d_im2col", tf_f32_conv2d_im2col},             \
+      {"f32", P::kIm2colFloat, Op::kConv2D, K::kRows, "tf_f32_conv2d_im2col_rows", tf_f32_conv2d_im2col_rows},   \
+      {"f32", P::kWinogradFloat, Op::kConv2D, K::kChannels, "tf_f32_conv2d_winograd", tf_f32_conv2d_winograd},   \
+      {"f32", P::kWinogradFloat, Op::kConv2D, K::kRows, "tf_f32_conv2d_winograd_rows", tf_f32_conv2d_winograd_rows}
+
 const KernelRow* find_kernel(std::string_view dtype, ConvPrimitive primitive, ir::OpType op, CallKind kind) {
   using P = ConvPrimitive;
   using Op = ir::OpType;
   using K = CallKind;
   static const KernelRow kRows[] = {TINYFIT_DIRECT_KERNELS(qs8), TINYFIT_DIRECT_KERNELS(qu8),
                                     TINYFIT_DIRECT_KERNELS(f32), TINYFIT_DSP_KERNELS(qs8),
-                                    TINYFIT_DSP_KERNELS(qu8)};
+                                    TINYFIT_DSP_KERNELS(qu8),    TINYFIT_FLOAT_KERNELS};
   for (const KernelRow& row : kRows) {
     if (row.dtype == dtype && row.primitive == primitive && row.op == op && row.kind == kind) return &row;
   }
@@ -144,6 +150,7 @@ const KernelRow* find_kernel(std::string_view dtype, ConvPrimitive primitive, ir
 }
 #undef TINYFIT_DIRECT_KERNELS
 #undef TINYFIT_DSP_KERNELS
+#undef TINYFIT_FLOAT_KERNELS
 
 class ConvKernel final : public PreparedKernel {
  public:

@@ -124,6 +124,33 @@ bool check_requantize_fits(const std::vector<int64_t>& weight_sums, const std::v
   return true;
 }
 
+// Winograd F(2x2, 3x3)'s transformed weights U = G g G^T of every (output,
+// input) channel pair, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in the
+// layout of tinyfit/conv.h: [ceil(Cout/4)][4 rows][Cin][4 cols][4 channels],
+// zeros for the channels past Cout. From the IR layout w[Cout][3][3][Cin];
+// each U computed in double and rounded once.
+std::vector<float> transform_winograd_weights(const float* w, int64_t out_channels, int64_t in_channels) {
+  static constexpr double kG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int64_t blocks = (out_channels + 3) / 4;
+  std::vector<float> u(static_cast<size_t>(blocks * 4 * in_channels * 16), 0.0f);
+  for (int64_t k = 0; k < out_channels; ++k) {
+    for (int64_t c = 0; c < in_channels; ++c) {
+      auto g = [&](int64_t ky, int64_t kx) { return static_cast<double>(w[((k * 3 + ky) * 3 + kx) * in_channels + c]); };
+      double gg[4][3];  // G g
+      for (int i = 0; i < 4; ++i) {
+        for (int x = 0; x < 3; ++x) gg[i][x] = kG[i][0] * g(0, x) + kG[i][1] * g(1, x) + kG[i][2] * g(2, x);
+      }
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) {
+          const double value = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
+          u[static_cast<size_t>((((k / 4) * 4 + i) * in_channels + c) * 16 + j * 4 + k % 4)] = static_cast<float>(value);
+        }
+      }
+    }
+  }
+  return u;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallContext& context) {
@@ -227,6 +254,15 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
 
 void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
   tf_conv_params& p = params_;
+  if (is_float()) {
+    if (primitive == ConvPrimitive::kWinogradFloat) {
+      const std::vector<float> u = transform_winograd_weights(reinterpret_cast<const float*>(weights_.data()),
+                                                              p.out_channels, p.in_channels);
+      weights_.assign(as_bytes(u).begin(), as_bytes(u).end());
+      p.weights = weights_.data();
+    }
+    return;
+  }
   weight_sums_.clear();
   p.weight_sums = nullptr;
   if (!accumulates) {
@@ -344,6 +380,8 @@ ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvCon
   if (node.op != ir::OpType::kFullyConnected) {
     const auto& a = node.attr<ir::ConvAttrs>();
     facts.kernel_h = a.kernel_h, facts.kernel_w = a.kernel_w;
+    facts.stride_h = a.stride_h, facts.stride_w = a.stride_w;
+    facts.dilation_h = a.dilation_h, facts.dilation_w = a.dilation_w;
     facts.pad_top = a.pad.top, facts.pad_left = a.pad.left;
     facts.pad_bottom = a.pad.bottom, facts.pad_right = a.pad.right;
   }

@@ -12,8 +12,9 @@
 // no kernel implements is a fail_no_kernel error (exit 2).
 //
 // A __dsp kernel takes its weights in its own layout (tinyfit/conv.h) and the
-// requantisation as tf_requant_channel records: pack_for() re-lays them for
-// the chosen primitive, once, before the first run or emit.
+// requantisation as tf_requant_channel records, the float Winograd kernel
+// its transformed weights: pack_for() re-lays them for the chosen primitive,
+// once, before the first run or emit.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,9 @@ class ConvConstants {
 
   // Re-lays the weights for `primitive`'s kernel and keeps only the constants
   // it reads: params().requant when it requantises, multiplier and shift when
-  // it only accumulates (16- and 8-bit accumulators round with them).
-  // Requires: a quantized node; requantize_fits() unless `accumulates`.
+  // it only accumulates (16- and 8-bit accumulators round with them). Float32
+  // nodes: only Winograd re-lays anything (its transformed weights).
+  // Requires: requantize_fits() for a quantized node unless `accumulates`.
   void pack_for(ConvPrimitive primitive, bool accumulates);
 
   // Defines the arrays and the tf_conv_params struct in generated code;

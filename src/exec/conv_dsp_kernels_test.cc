@@ -1,13 +1,14 @@
-// The __dsp conv-family kernels (runtime/kernels.def rows ending in __dsp),
-// through their bindings and the plan executor, against the reference
-// interpreter, bit for bit, at edge sizes: channel counts around the
+// The fast conv-family kernels (runtime/kernels.def rows ending in __dsp, and
+// the float32 im2col + GEMM and Winograd kernels), through their bindings and
+// the plan executor, against the reference interpreter (integer kernels bit
+// for bit, float32 within the compiler's float tolerance) at edge sizes: channel counts around the
 // depthwise kernel's groups of four and the GEMM's pairs, output pixel
 // counts around the im2col group of three, K not a multiple of four, kernel
 // sizes, strides, dilation, asymmetric padding, groups, every call mode
 // (whole, chunks of output channels starting off the groups, rows,
 // accumulation, in place). Each case names the kernel it must run, so a
 // change of the rule cannot quietly test the direct loops instead; the last
-// test checks that every __dsp row of kernels.def has cases. On the host the
+// test checks that every fast kernel of kernels.def has cases. On the host the
 // kernels run their portable C; tests/mcu runs the same on the Cortex-M4.
 #include <gtest/gtest.h>
 
@@ -32,6 +33,7 @@
 #include "plan/verify_plan.h"
 #include "support/conv_test_nets.h"
 #include "support/inverted_bottleneck_nets.h"
+#include "support/kernel_oracle_harness.h"
 #include "support/overlap_plans.h"
 
 namespace tinyfit::exec {
@@ -156,19 +158,32 @@ std::set<std::string> list_kernels(const Case& c, const plan::Plan& plan) {
   return names;
 }
 
-void expect_case_runs_its_kernel_exactly(const Case& c) {
+std::string dtype_token(ir::DType dtype) {
+  return dtype == ir::DType::kI8 ? "qs8" : dtype == ir::DType::kU8 ? "qu8" : "f32";
+}
+
+// Float32 outputs: the bound `tinyfit compile` verifies plans with
+// (driver/compile_verify.h).
+constexpr kernel_oracle::Tolerance kFloatTolerance{1e-4, 1e-5};
+
+void expect_case_runs_its_kernel_and_matches(const Case& c) {
   const plan::Plan plan = build_plan(c);
   const Status valid = plan::verify_plan(c.net.graph, plan);
   ASSERT_TRUE(valid.has_value()) << c.name << ": " << valid.error().format();
-  const std::string dtype = c.net.dtype == ir::DType::kI8 ? "qs8" : "qu8";
-  EXPECT_EQ(list_kernels(c, plan), std::set<std::string>{"tf_" + dtype + "_" + c.kernel}) << c.name;
+  EXPECT_EQ(list_kernels(c, plan), std::set<std::string>{"tf_" + dtype_token(c.net.dtype) + "_" + c.kernel}) << c.name;
   ExecuteOptions options;
   options.check_overwrites = is_overlap(c.mode);  // every read checked against the buffer that last wrote it
   Result<std::vector<TensorData>> actual = execute_plan(c.net.graph, plan, c.net.inputs, options);
   ASSERT_TRUE(actual.has_value()) << c.name << ": " << actual.error().format();
   Result<std::vector<TensorData>> expected = run_reference(c.net.graph, c.net.inputs);
   ASSERT_TRUE(expected.has_value());
-  EXPECT_EQ(actual->at(0).bytes, expected->at(0).bytes) << c.name;
+  if (c.net.dtype == ir::DType::kF32) {
+    int64_t inexact = 0;
+    EXPECT_EQ(kernel_oracle::compare_outputs(actual->at(0), expected->at(0), kFloatTolerance, &inexact), "")
+        << c.name;
+  } else {
+    EXPECT_EQ(actual->at(0).bytes, expected->at(0).bytes) << c.name;
+  }
 }
 
 // --- Cases --------------------------------------------------------------------------
@@ -425,6 +440,56 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
   return cases;
 }
 
+// Float32 Conv2D through Winograd F(2x2, 3x3) (3x3, stride 1) and im2col +
+// GEMM (the rest), with the workspaces the fastest primitive asks for: output
+// rows and cols around Winograd's 2x2 tiles (odd sizes, a one-pixel image),
+// padding on any side, channels around both kernels' blocks of four (calls of
+// at least kFloatFastMinChannels), chunks starting inside a block and a last
+// chunk of four, rows of 2 and 3 (partial tiles), groups.
+std::vector<Case> make_float_conv_cases() {
+  struct Geometry {
+    const char* name;
+    ir::Shape input;
+    int64_t kernel, stride, dilation;
+    ir::Padding2D pad;
+  };
+  const Geometry geometries[] = {
+      {"3x3 same", {1, 5, 7, 3}, 3, 1, 1, {1, 1, 1, 1}},       // odd rows and cols: partial tiles
+      {"3x3 same", {1, 4, 4, 8}, 3, 1, 1, {1, 1, 1, 1}},       // whole tiles
+      {"3x3 valid", {2, 6, 5, 5}, 3, 1, 1, {}},                // batch 2, 4x3 outputs
+      {"3x3 asymmetric", {1, 3, 6, 4}, 3, 1, 1, {0, 2, 1, 0}}, // padding on two sides only
+      {"3x3 same", {1, 1, 1, 6}, 3, 1, 1, {1, 1, 1, 1}},       // one pixel
+      {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},
+      {"5x5 stride 2 asymmetric", {1, 6, 5, 2}, 5, 2, 1, {2, 1, 1, 2}},
+      {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},
+      {"1x1", {1, 2, 3, 5}, 1, 1, 1, {}},
+      {"2x2 valid stride 2", {1, 5, 5, 5}, 2, 2, 1, {}},
+  };
+  std::vector<Case> cases;
+  for (const Geometry& g : geometries) {
+    const bool winograd = g.kernel == 3 && g.stride == 1 && g.dilation == 1;
+    const std::string kernel = winograd ? "conv2d_winograd" : "conv2d_im2col";
+    for (int64_t out : {int64_t{4}, int64_t{6}, int64_t{9}}) {
+      const Layer layer = make_layer(ir::OpType::kConv2D, out, g.kernel, g.stride, g.dilation, g.pad);
+      const std::string name = describe(ir::DType::kF32, std::string("Conv2D ") + g.name, g.input, out);
+      const Net net = make_net(ir::DType::kF32, g.input, layer);
+      cases.push_back({name + " whole", kernel, net, Mode::kWhole, 0, true});
+      for (int64_t rows : {int64_t{2}, int64_t{3}}) {
+        cases.push_back({name + " rows of " + std::to_string(rows), kernel + "_rows", net, Mode::kRows, rows, true});
+      }
+      for (int64_t tile : {int64_t{4}, int64_t{5}}) {
+        if (tile >= out) continue;
+        cases.push_back({name + " chunks of " + std::to_string(tile), kernel, net, Mode::kChannelChunks, tile, true});
+      }
+    }
+  }
+  const ir::Shape grouped{1, 5, 4, 6};
+  cases.push_back({describe(ir::DType::kF32, "Conv2D 3x3 groups 3", grouped, 9) + " whole", "conv2d_im2col",
+                   make_net(ir::DType::kF32, grouped, make_layer(ir::OpType::kConv2D, 9, 3, 1, 1, {1, 1, 1, 1}, 3)),
+                   Mode::kWhole, 0, true});
+  return cases;
+}
+
 std::vector<Case> make_all_cases() {
   std::vector<Case> cases;
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
@@ -432,30 +497,35 @@ std::vector<Case> make_all_cases() {
       for (Case& c : make(dtype)) cases.push_back(std::move(c));
     }
   }
+  for (Case& c : make_float_conv_cases()) cases.push_back(std::move(c));
   return cases;
 }
 
 TEST(ConvDspKernels, Conv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
-    for (const Case& c : make_conv_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+    for (const Case& c : make_conv_cases(dtype)) expect_case_runs_its_kernel_and_matches(c);
   }
 }
 
 TEST(ConvDspKernels, DepthwiseConv2DMatchesTheReferenceInEveryModeAndEdgeSize) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
-    for (const Case& c : make_depthwise_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+    for (const Case& c : make_depthwise_cases(dtype)) expect_case_runs_its_kernel_and_matches(c);
   }
 }
 
 TEST(ConvDspKernels, FullyConnectedMatchesTheReferenceInEveryModeAndEdgeSize) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
-    for (const Case& c : make_fully_connected_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+    for (const Case& c : make_fully_connected_cases(dtype)) expect_case_runs_its_kernel_and_matches(c);
   }
+}
+
+TEST(ConvDspKernels, FloatConv2DPrimitivesMatchTheReferenceInEveryModeAndEdgeSize) {
+  for (const Case& c : make_float_conv_cases()) expect_case_runs_its_kernel_and_matches(c);
 }
 
 TEST(ConvDspKernels, SegmentKernelsMatchTheReferenceOverlappedAtTheirDistance) {
   for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
-    for (const Case& c : make_segment_cases(dtype)) expect_case_runs_its_kernel_exactly(c);
+    for (const Case& c : make_segment_cases(dtype)) expect_case_runs_its_kernel_and_matches(c);
   }
 }
 
@@ -481,7 +551,7 @@ TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
     weights.quant->scale[0] = 1e-9f;  // 2^-30 of the others: a right shift of 28 after the doubling
     for (int32_t bias : {int32_t{1} << 30, -(int32_t{1} << 30) + 7}) {
       std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
-      expect_case_runs_its_kernel_exactly(c);
+      expect_case_runs_its_kernel_and_matches(c);
     }
   }
 }
@@ -502,13 +572,13 @@ TEST(ConvDspKernels, AChannelOfMultiplierZeroStillRunsItsDspKernelExactly) {
     c.net.graph.tensor(node.inputs[1]).quant->scale[0] = 0.0f;
     for (int32_t bias : {int32_t{2147483000}, int32_t{-2147483000}}) {
       std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
-      expect_case_runs_its_kernel_exactly(c);
+      expect_case_runs_its_kernel_and_matches(c);
     }
   }
 }
 
-// runtime/kernels.def: a __dsp kernel without cases here would run untested.
-TEST(ConvDspKernels, EveryDspKernelOfKernelsDefHasCases) {
+// runtime/kernels.def: a fast kernel without cases here would run untested.
+TEST(ConvDspKernels, EveryFastKernelOfKernelsDefHasCases) {
   std::ifstream def(std::string(TINYFIT_SOURCE_DIR) + "/runtime/kernels.def");
   ASSERT_TRUE(def.good());
   std::set<std::string> listed, covered;
@@ -517,11 +587,12 @@ TEST(ConvDspKernels, EveryDspKernelOfKernelsDefHasCases) {
     const size_t end = line.find(',');
     if (begin == std::string::npos || end == std::string::npos) continue;
     const std::string name = line.substr(begin + 15, end - begin - 15);
-    if (name.ends_with("__dsp")) listed.insert(name);
+    if (name.ends_with("__dsp") || name.starts_with("tf_f32_conv2d_im2col") ||
+        name.starts_with("tf_f32_conv2d_winograd")) {
+      listed.insert(name);
+    }
   }
-  for (const Case& c : make_all_cases()) {
-    covered.insert(std::string("tf_") + (c.net.dtype == ir::DType::kI8 ? "qs8_" : "qu8_") + c.kernel);
-  }
+  for (const Case& c : make_all_cases()) covered.insert("tf_" + dtype_token(c.net.dtype) + "_" + c.kernel);
   EXPECT_FALSE(listed.empty());
   EXPECT_EQ(listed, covered);
 }

@@ -9,7 +9,8 @@ namespace {
 
 constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,         ConvPrimitive::kIm2colDsp,
                                       ConvPrimitive::kPointwiseDsp,      ConvPrimitive::kDepthwiseDsp,
-                                      ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kDirect};
+                                      ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kWinogradFloat,
+                                      ConvPrimitive::kIm2colFloat,       ConvPrimitive::kDirect};
 
 bool is_whole_or_chunk(const ConvCallFacts& call) {
   return call.mode == plan::CallMode::kWhole || call.mode == plan::CallMode::kChunk;
@@ -21,6 +22,23 @@ bool requantizes(const ConvCallFacts& call) { return call.mode != plan::CallMode
 bool is_unpadded_1x1(const ConvCallFacts& call) {
   return call.kernel_h == 1 && call.kernel_w == 1 && call.pad_top == 0 && call.pad_left == 0 && call.pad_bottom == 0 &&
          call.pad_right == 0;
+}
+
+// The float32 primitives: Conv2D calls that compute output channels (whole,
+// chunk, or rows and cols of them), not in place, at least
+// kFloatFastMinChannels of them: both compute output channels four at a
+// time, and im2col's gathered patches and Winograd's transformed tiles are
+// paid once per call, so narrower calls run slower than the direct loops
+// (measured on the Cortex-M4: up to 5x for one channel).
+bool serves_float(ConvPrimitive primitive, const ConvCallFacts& call) {
+  if (call.quantized || call.op != ir::OpType::kConv2D || call.in_place || !is_whole_or_chunk(call) ||
+      call.call_out_channels < kFloatFastMinChannels) {
+    return false;
+  }
+  if (primitive == ConvPrimitive::kIm2colFloat) return call.mode == plan::CallMode::kWhole || call.groups == 1;
+  return primitive == ConvPrimitive::kWinogradFloat && call.groups == 1 && call.kernel_h == 3 &&
+         call.kernel_w == 3 && call.stride_h == 1 && call.stride_w == 1 && call.dilation_h == 1 &&
+         call.dilation_w == 1;
 }
 
 }  // namespace
@@ -39,12 +57,19 @@ std::string_view conv_primitive_name(ConvPrimitive primitive) {
       return "fully_connected_dsp";
     case ConvPrimitive::kWindowDsp:
       return "window_dsp";
+    case ConvPrimitive::kIm2colFloat:
+      return "im2col_float";
+    case ConvPrimitive::kWinogradFloat:
+      return "winograd_float";
   }
   return "?";
 }
 
 bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
   if (primitive == ConvPrimitive::kDirect) return true;
+  if (primitive == ConvPrimitive::kIm2colFloat || primitive == ConvPrimitive::kWinogradFloat) {
+    return serves_float(primitive, call);
+  }
   if (!call.quantized || !call.symmetric_weights || call.mode == plan::CallMode::kFinalize ||
       call.mode == plan::CallMode::kCopy) {
     return false;
@@ -67,12 +92,21 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
              !call.in_place && call.kernel_h * call.kernel_w > 1 && call.call_out_channels > 0 &&
              call.call_out_channels <= kWindowDspMaxChannels;
     case ConvPrimitive::kDirect:
+    case ConvPrimitive::kIm2colFloat:
+    case ConvPrimitive::kWinogradFloat:
       break;
   }
   return false;
 }
 
 int64_t count_workspace_bytes(ConvPrimitive primitive, const ConvCallFacts& call) {
+  if (primitive == ConvPrimitive::kIm2colFloat) {
+    const int64_t taps = call.kernel_h * call.kernel_w * (call.in_channels / call.groups);
+    return tf_f32_conv2d_im2col_workspace_bytes(static_cast<int32_t>(taps));
+  }
+  if (primitive == ConvPrimitive::kWinogradFloat) {
+    return tf_f32_conv2d_winograd_workspace_bytes(static_cast<int32_t>(call.in_channels));
+  }
   if (primitive != ConvPrimitive::kIm2colDsp) return 0;
   const int64_t tap_channels =
       call.mode == plan::CallMode::kAccumulate ? call.call_in_channels : call.in_channels / call.groups;

@@ -6,7 +6,9 @@
 // workspace), and the __dsp kernels (16-bit SIMD of the Cortex-M DSP
 // extension, portable C on the host): depthwise with multiplier 1; Conv2D as
 // partial im2col + GEMM (a workspace of four im2col columns); 1x1 Conv2D and
-// FullyConnected straight from the int8 input (no workspace).
+// FullyConnected straight from the int8 input (no workspace); and for
+// float32 Conv2D, partial im2col + GEMM and Winograd F(2x2, 3x3) (3x3,
+// stride 1), each with a workspace.
 //
 // The rule is one function, choose_conv_primitive, to be replaced by the
 // primitive selection of issue 13 §4 (an ILP over measured costs and
@@ -30,21 +32,27 @@ enum class ConvPrimitive {
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
   kWindowDsp,          // tf_*_conv2d_window__dsp: KxK (not 1x1), groups 1; whole / chunk of at most
                        // kWindowDspMaxChannels output channels (no workspace)
+  kIm2colFloat,        // tf_f32_conv2d_im2col*: float32 Conv2D; whole, chunk (groups 1), rows
+  kWinogradFloat,      // tf_f32_conv2d_winograd*: float32 Conv2D 3x3, stride 1, dilation 1, groups 1;
+                       // whole, chunk, rows
 };
 // The widest call the window kernel takes: wider ones amortise im2col's
 // gathered patches over enough channels to be faster.
 inline constexpr int64_t kWindowDspMaxChannels = 2;
+// The narrowest call the float32 primitives take (conv_primitive.cc).
+inline constexpr int64_t kFloatFastMinChannels = 4;
 std::string_view conv_primitive_name(ConvPrimitive primitive);  // "im2col_dsp", ...
 
 // What the rule needs to know about a call: plain values, so that the rule
 // (and later the ILP) reads no IR.
 struct ConvCallFacts {
   ir::OpType op = ir::OpType::kConv2D;
-  bool quantized = false;  // qs8 or qu8 (the __dsp kernels are quantized only)
+  bool quantized = false;  // qs8 or qu8 (the __dsp kernels); float32 otherwise
   plan::CallMode mode = plan::CallMode::kWhole;
   bool row_chunk = false;  // kChunk of output rows (the _rows kernels)
   bool in_place = false;   // depthwise written over its input (line buffer workspace)
   int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t groups = 1, depth_multiplier = 1;
   int64_t in_channels = 0;          // of the node's input
@@ -72,7 +80,8 @@ inline constexpr int64_t kConvWorkspaceAlignment = 8;
 // Order by instructions measured on the emulated Cortex-M4
 // (docs/benchmarks/mcu_latency.md): the window kernel for chunks of one or two
 // channels (it serves nothing wider), then im2col + GEMM before the
-// workspace-free 1x1 kernel, all before the direct loops.
+// workspace-free 1x1 kernel, all before the direct loops; for float32,
+// Winograd before im2col + GEMM (docs/primitive_selection.md).
 ConvPrimitive choose_conv_primitive(const ConvCallFacts& call);
 
 // The primitive the rule would pick if the call had any workspace it asked

@@ -294,5 +294,47 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
   }
 }
 
+// The float32 fast primitives on the board (the Cortex-M4F's FPU) on a chain
+// that takes each of them with their workspaces: a 3x3 stride-1 Conv2D
+// (Winograd F(2x2, 3x3), 9 x 8 outputs: partial tiles none, six channels: a
+// block of four and two), a 3x3 stride-2 Conv2D and a 1x1 Conv2D (im2col +
+// GEMM, a group of four pixels and a short one). The board's bytes must equal
+// the plan executor's: both run the same C, without fused multiply-adds (ISO
+// C99 leaves them off).
+TEST(EmittedCFastKernels, CortexM4RunsOfTheFloatConvPrimitivesEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  exec::conv_test::Net net;
+  net.dtype = DType::kF32;
+  exec::conv_test::Layer winograd, strided, pointwise;
+  winograd.out_channels = 6, winograd.kernel_h = winograd.kernel_w = 3, winograd.pad = {1, 1, 1, 1};
+  strided.out_channels = 5, strided.kernel_h = strided.kernel_w = 3, strided.stride = 2, strided.pad = {1, 1, 1, 1};
+  strided.activation = exec::conv_test::relu6();
+  pointwise.out_channels = 4;
+  ir::TensorId t = net.add_layer("winograd", net.add_input({1, 9, 8, 3}), winograd);
+  t = net.add_layer("strided", t, strided);
+  net.set_output(net.add_layer("pointwise", t, pointwise));
+  Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+  ASSERT_TRUE(m) << m.error().format();
+  Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
+  ASSERT_TRUE(plan) << plan.error().format();
+  Result<int> added = exec::add_kernel_workspaces(m->graph, *plan);
+  ASSERT_TRUE(added && *added == 3) << "each Conv2D takes its fast primitive's workspace";
+  ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+  ASSERT_TRUE(executed) << executed.error().format();
+  Result<EmittedBuild> build =
+      emit_and_build(m->graph, *plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, "fast_kernels/f32");
+  ASSERT_TRUE(build) << build.error().format();
+  for (const char* kernel : {"tf_f32_conv2d_winograd", "tf_f32_conv2d_im2col"}) {
+    EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), kernel), build->model.kernels.end())
+        << kernel;
+  }
+  Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+  ASSERT_TRUE(report) << report.error().format();
+  EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "");
+}
+
 }  // namespace
 }  // namespace tinyfit::mcu

@@ -153,6 +153,37 @@ void tf_qu8_conv_finalize(const tf_view* accumulator, const tf_view* output, con
 void tf_f32_conv_finalize(const tf_view* accumulator, const tf_view* output, const tf_conv_params* params,
                           int32_t accumulator_bits);
 
+/* --- Float32 fast primitives (plain C; the FPU of a Cortex-M4F / M7) ---
+ * Results equal the direct loops' up to float rounding (sums in another
+ * order, Winograd's transforms); the compiler checks them against the
+ * reference within its float tolerance. */
+
+/* Conv2D as partial im2col + GEMM (kernel_templates/conv2d_im2col_float.h):
+ * weights in the IR layout; `workspace` (4-byte aligned) of
+ * tf_f32_conv2d_im2col_workspace_bytes(K) bytes, K = KH * KW * Cin / groups.
+ * Whole / chunk and rows calls. */
+#define TF_F32_CONV_IM2COL_PIXELS 4
+static inline int32_t tf_f32_conv2d_im2col_workspace_bytes(int32_t k) {
+  return k * TF_F32_CONV_IM2COL_PIXELS * (int32_t)sizeof(float);
+}
+void tf_f32_conv2d_im2col(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                          uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_f32_conv2d_im2col_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                               uint8_t* workspace);
+
+/* Conv2D 3x3, stride 1, dilation 1, groups 1 by Winograd F(2x2, 3x3)
+ * (kernel_templates/conv2d_winograd_float.h): weights transformed by the
+ * compiler, [ceil(Cout/4)][4][Cin][4][4] floats; `workspace` (4-byte
+ * aligned) of tf_f32_conv2d_winograd_workspace_bytes(Cin) bytes. Whole /
+ * chunk and rows calls. */
+static inline int32_t tf_f32_conv2d_winograd_workspace_bytes(int32_t in_channels) {
+  return in_channels * 16 * (int32_t)sizeof(float);
+}
+void tf_f32_conv2d_winograd(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                            uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_f32_conv2d_winograd_rows(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 uint8_t* workspace);
+
 /* --- __dsp kernels (tinyfit/dsp.h: Cortex-M DSP extension, portable C elsewhere) ---
  * qs8 and qu8, bit-exact with the _direct kernels. They read params->requant
  * instead of multiplier / shift (the compiler calls them only when every
