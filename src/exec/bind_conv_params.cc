@@ -135,7 +135,9 @@ std::vector<float> transform_winograd_weights(const float* w, int64_t out_channe
   std::vector<float> u(static_cast<size_t>(blocks * 4 * in_channels * 16), 0.0f);
   for (int64_t k = 0; k < out_channels; ++k) {
     for (int64_t c = 0; c < in_channels; ++c) {
-      auto g = [&](int64_t ky, int64_t kx) { return static_cast<double>(w[((k * 3 + ky) * 3 + kx) * in_channels + c]); };
+      auto g = [&](int64_t ky, int64_t kx) {
+        return static_cast<double>(w[((k * 3 + ky) * 3 + kx) * in_channels + c]);
+      };
       double gg[4][3];  // G g
       for (int i = 0; i < 4; ++i) {
         for (int x = 0; x < 3; ++x) gg[i][x] = kG[i][0] * g(0, x) + kG[i][1] * g(1, x) + kG[i][2] * g(2, x);
@@ -143,7 +145,8 @@ std::vector<float> transform_winograd_weights(const float* w, int64_t out_channe
       for (int i = 0; i < 4; ++i) {
         for (int j = 0; j < 4; ++j) {
           const double value = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
-          u[static_cast<size_t>((((k / 4) * 4 + i) * in_channels + c) * 16 + j * 4 + k % 4)] = static_cast<float>(value);
+          const int64_t at = (((k / 4) * 4 + i) * in_channels + c) * 16 + j * 4 + k % 4;
+          u[static_cast<size_t>(at)] = static_cast<float>(value);
         }
       }
     }
