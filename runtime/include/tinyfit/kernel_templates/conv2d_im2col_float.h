@@ -9,8 +9,9 @@
  * per tap, one 16-byte column load and four weight loads for sixteen
  * multiply-adds, the sixteen sums in the FPU's registers (the Cortex-M4F has
  * 32 single-precision ones). Each sum runs over the taps in the direct
- * kernel's order and adds the bias last, as it does. */
+ * kernel's order and is stored as it stores (conv_float_arithmetic.h). */
 #include "tinyfit/dsp.h"
+#include "tinyfit/kernel_templates/conv_float_arithmetic.h"
 #include "tinyfit/kernel_templates/conv_taps.h"
 
 #define F32_IM2COL_PIXELS TF_F32_CONV_IM2COL_PIXELS
@@ -54,11 +55,6 @@ typedef struct f32_im2col_targets {
   ptrdiff_t y[F32_IM2COL_PIXELS];
   int32_t count;
 } f32_im2col_targets;
-
-static inline float f32_im2col_clamp(float x, const tf_conv_params* p) {
-  x = x < p->float_min ? p->float_min : x;
-  return p->float_max < x ? p->float_max : x;
-}
 
 /* acc[p * 4 + j] = the dot product of column p with channel j's weights
  * (w0..w3, k taps each): the sixteen sums in registers. */
@@ -110,24 +106,23 @@ static inline void f32_im2col_dot4x1(const float* col, const float* w, int32_t k
 TF_INNER_LOOP static void f32_im2col_channels(const float* columns, const float* w, int32_t k, int32_t c_begin,
                                               int32_t c_end, const f32_im2col_targets* targets, const tf_view* output,
                                               const tf_conv_params* p, int32_t out_begin) {
-  const float* bias = (const float*)p->bias;
   float* y = (float*)output->data - out_begin;
   float acc[16];
   int32_t c = c_begin, i, j;
   for (; c + 4 <= c_end; c += 4, w += 4 * k) {
     if (targets->count == 1) {
       f32_im2col_dot1x4(columns, w, w + k, w + 2 * k, w + 3 * k, k, acc);
-      for (j = 0; j < 4; ++j) y[targets->y[0] + c + j] = f32_im2col_clamp(acc[j] + bias[c + j], p);
+      for (j = 0; j < 4; ++j) conv_store_output(y, targets->y[0] + c + j, acc[j], c + j, p);
       continue;
     }
     f32_im2col_dot4x4(columns, w, w + k, w + 2 * k, w + 3 * k, k, acc);
     for (i = 0; i < targets->count; ++i) {
-      for (j = 0; j < 4; ++j) y[targets->y[i] + c + j] = f32_im2col_clamp(acc[i * 4 + j] + bias[c + j], p);
+      for (j = 0; j < 4; ++j) conv_store_output(y, targets->y[i] + c + j, acc[i * 4 + j], c + j, p);
     }
   }
   for (; c < c_end; ++c, w += k) {
     f32_im2col_dot4x1(columns, w, k, acc);
-    for (i = 0; i < targets->count; ++i) y[targets->y[i] + c] = f32_im2col_clamp(acc[i] + bias[c], p);
+    for (i = 0; i < targets->count; ++i) conv_store_output(y, targets->y[i] + c, acc[i], c, p);
   }
 }
 

@@ -19,6 +19,7 @@
  * Results differ from the direct loops' by rounding only (the transforms'
  * sums and the factors 1/2 in G are exact or nearly so in float). */
 #include "tinyfit/dsp.h"
+#include "tinyfit/kernel_templates/conv_float_arithmetic.h"
 #include "tinyfit/kernel_templates/conv_taps.h"
 
 /* V = B^T d B for one channel, d row-major 4x4, B^T = [1 0 -1 0; 0 1 1 0;
@@ -93,11 +94,6 @@ TF_INNER_LOOP static void f32_winograd_multiply_row(const float* v, const float*
   m[8] = a20, m[9] = a21, m[10] = a22, m[11] = a23, m[12] = a30, m[13] = a31, m[14] = a32, m[15] = a33;
 }
 
-static inline float f32_winograd_clamp(float x, const tf_conv_params* p) {
-  x = x < p->float_min ? p->float_min : x;
-  return p->float_max < x ? p->float_max : x;
-}
-
 /* The output view's tiles (its (0, 0) the node's (out_row, out_col); the
  * input view's (0, 0) the node's input (in_row, in_col)), channels
  * [out_begin, out_end) written at channel c - out_begin. */
@@ -108,7 +104,6 @@ static void f32_winograd_run(const tf_view* input, const tf_view* output, const 
   const int32_t pad_top = p->pad_top - out_row + in_row;
   const int32_t pad_left = p->pad_left - out_col + in_col;
   const float* weights = (const float*)p->weights;
-  const float* bias = (const float*)p->bias;
   const int32_t rows = output->shape[1], cols = output->shape[2];
   float* v = (float*)(void*)workspace;
   int32_t n, ty, tx;
@@ -144,8 +139,8 @@ static void f32_winograd_run(const tf_view* input, const tf_view* output, const 
             }
             for (r = 0; r < tile_rows; ++r) {
               for (k = 0; k < tile_cols; ++k) {
-                y[(ptrdiff_t)r * output->strides[1] + (ptrdiff_t)k * output->strides[2] + c] =
-                    f32_winograd_clamp(out[r][k] + bias[c], p);
+                conv_store_output(y, (ptrdiff_t)r * output->strides[1] + (ptrdiff_t)k * output->strides[2] + c,
+                                  out[r][k], c, p);
               }
             }
           }
