@@ -236,16 +236,7 @@ class RowsCompiler {
     const exec::ExecuteOptions checking{true};
     TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual,
                              exec::execute_plan(r.tail_graph, r.tail.result().plan, boundary, checking));
-    Verification v;
-    v.executed = true;
-    v.verified = true;
-    v.max_abs_error = 0.0;
-    for (size_t o = 0; o < expected.size(); ++o) {
-      const OutputComparison c = compare_outputs(actual[o], expected[o]);
-      v.max_abs_error = std::max(*v.max_abs_error, c.max_abs_error);
-      TINYFIT_CHECK(c.matches) << "the devices' output '" << graph_.tensor(graph_.outputs[o]).name
-                               << "' differs from the reference at element " << c.first_mismatch;
-    }
+    Verification v = compare_with_reference(graph_, actual, expected, /*exact=*/true);
     v.note = "every device's plans in poisoned arenas of exactly their sizes, every read checked against its "
              "last writer; the boundary rows gathered on device 0; outputs equal the reference";
     return v;

@@ -30,18 +30,8 @@ OutputComparison compare_outputs(const exec::TensorData& actual, const exec::Ten
   return result;
 }
 
-Result<Verification> verify_by_execution(const ir::Graph& graph, const plan::Plan& plan, uint32_t seed, bool exact) {
-  Result<std::vector<exec::TensorData>> golden = exec::make_golden_inputs(graph, seed);
-  if (!golden) {
-    Diag diag = golden.error();
-    diag.message += " to check the plan with (use --no-verify)";
-    return tl::unexpected<Diag>(std::move(diag));
-  }
-  const std::vector<exec::TensorData>& inputs = *golden;
-  exec::ExecuteOptions options;
-  options.check_overwrites = true;  // every read checked against its bytes' last writer
-  TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual, exec::execute_plan(graph, plan, inputs, options));
-  TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> expected, exec::run_reference(graph, inputs));
+Verification compare_with_reference(const ir::Graph& graph, const std::vector<exec::TensorData>& actual,
+                                    const std::vector<exec::TensorData>& expected, bool exact) {
   TINYFIT_CHECK(actual.size() == expected.size() && actual.size() == graph.outputs.size())
       << "plan gave " << actual.size() << " outputs, reference " << expected.size();
   Verification v;
@@ -62,6 +52,22 @@ Result<Verification> verify_by_execution(const ir::Graph& graph, const plan::Pla
     if (v.verified) v.note = "reduced-precision accumulators: " + where;
     v.verified = false;
   }
+  return v;
+}
+
+Result<Verification> verify_by_execution(const ir::Graph& graph, const plan::Plan& plan, uint32_t seed, bool exact) {
+  Result<std::vector<exec::TensorData>> golden = exec::make_golden_inputs(graph, seed);
+  if (!golden) {
+    Diag diag = golden.error();
+    diag.message += " to check the plan with (use --no-verify)";
+    return tl::unexpected<Diag>(std::move(diag));
+  }
+  const std::vector<exec::TensorData>& inputs = *golden;
+  exec::ExecuteOptions options;
+  options.check_overwrites = true;  // every read checked against its bytes' last writer
+  TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual, exec::execute_plan(graph, plan, inputs, options));
+  TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> expected, exec::run_reference(graph, inputs));
+  Verification v = compare_with_reference(graph, actual, expected, exact);
   if (v.verified) {
     v.note = "executed in an arena of exactly " + std::to_string(plan.arena_bytes) +
              " bytes filled with poison, every read checked against the last writer of its bytes; outputs match "

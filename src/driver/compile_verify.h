@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "exec/tensor_data.h"
 #include "ir/graph.h"
@@ -36,6 +37,14 @@ struct OutputComparison {
   int64_t first_mismatch = -1;  // element index, -1 when it matches
 };
 OutputComparison compare_outputs(const exec::TensorData& actual, const exec::TensorData& expected);
+
+// What: every output of a run against the reference interpreter's
+// (compare_outputs); max_abs_error over all of them; executed and verified
+// set, or verified false with the first difference in the note.
+// Guarantees: with `exact` (32-bit accumulators), a difference is an internal
+// error (our bug, never the user's).
+Verification compare_with_reference(const ir::Graph& graph, const std::vector<exec::TensorData>& actual,
+                                    const std::vector<exec::TensorData>& expected, bool exact);
 
 // What: runs `plan` with exec::execute_plan (an arena of exactly
 // plan.arena_bytes filled with poison, in its checking mode: every read of a
