@@ -14,15 +14,10 @@
 
 #include <sstream>
 
-#include "exec/add_kernel_workspaces.h"
-#include "exec/plan_executor.h"
-#include "exec/reference_interpreter.h"
-#include "ir/op_decl.h"
 #include "ir/verify_graph.h"
 #include "plan/lower_row_loop.h"
-#include "plan/plan_macs.h"
-#include "support/plan_runs.h"
 #include "support/random_row_cell.h"
+#include "support/row_loop_runs.h"
 
 namespace tinyfit::exec {
 namespace {
@@ -45,24 +40,10 @@ std::string describe_case(const CellCase& c) {
   return out.str();
 }
 
-std::string describe_graph(const ir::Graph& g) {
-  std::ostringstream out;
-  for (const ir::Node& node : g.nodes) {
-    out << "  " << node.name << " (" << ir::op_type_name(node.op) << "): ";
-    for (ir::TensorId t : node.inputs) {
-      if (t != ir::kNoTensor && !g.tensor(t).is_constant) out << g.tensor(t).name << " ";
-    }
-    out << "-> " << ir::format_shape(g.output_tensor(node, 0).shape) << "\n";
-  }
-  return out.str();
-}
-
 // Empty when the row-loop plan matches the reference; otherwise what differs.
 std::string check_case(const CellCase& c) {
   const kernel_oracle::OracleCase net = row_cell::make_random_row_cell(c.cell);
   if (Status valid = ir::verify_graph(net.graph); !valid) return "generator: " + valid.error().message;
-  Result<std::vector<TensorData>> expected = run_reference(net.graph, net.inputs);
-  if (!expected) return "reference: " + expected.error().format();
   const analysis::BufferGraph bg = analysis::build_buffer_graph(net.graph);
   const int operators = static_cast<int>(bg.operators.size());
   plan::RowLoopSpec spec;
@@ -71,30 +52,7 @@ std::string check_case(const CellCase& c) {
   spec.tile = std::min(c.tile, net.graph.output_tensor(sink, 0).shape[1]);
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
-  if (c.workspaces) {
-    if (Result<int> added = add_kernel_workspaces(net.graph, *plan); !added) return "workspaces: " + added.error().format();
-  }
-  if (plan::count_plan_macs(net.graph, *plan) != ir::count_graph_macs(net.graph)) {
-    return "MACs: plan " + std::to_string(plan::count_plan_macs(net.graph, *plan)) + ", graph " +
-           std::to_string(ir::count_graph_macs(net.graph));
-  }
-  Result<std::vector<TensorData>> actual = testing::place_and_execute(net.graph, std::move(*plan), net.inputs);
-  if (!actual) return "plan: " + actual.error().format();
-  for (size_t o = 0; o < expected->size(); ++o) {
-    const TensorData& a = (*actual)[o];
-    const TensorData& e = (*expected)[o];
-    if (a.dtype != ir::DType::kF32) {
-      if (a.bytes != e.bytes) return "output " + std::to_string(o) + " differs from the reference";
-      continue;
-    }
-    const auto av = a.values<float>(), ev = e.values<float>();
-    for (size_t i = 0; i < av.size(); ++i) {
-      if (!(std::abs(av[i] - ev[i]) <= 1e-5 + 1e-4 * std::abs(ev[i]))) {
-        return "element " + std::to_string(i) + ": " + std::to_string(av[i]) + " vs " + std::to_string(ev[i]);
-      }
-    }
-  }
-  return {};
+  return testing::check_row_plan(net, std::move(*plan), c.workspaces);
 }
 
 // Random cases: 1-8 random operators over 4-12 rows, half of them after a
@@ -116,17 +74,13 @@ CellCase make_case(uint64_t seed, ir::DType dtype) {
 }
 
 void run_random_cases(ir::DType dtype, int default_cases) {
-  const std::optional<int64_t> only = kernel_oracle::read_env_int("TINYFIT_ROW_SEED");
-  const int cases = static_cast<int>(kernel_oracle::read_env_int("TINYFIT_ROW_CASES").value_or(default_cases));
-  for (int i = 0; i < cases; ++i) {
-    const uint64_t seed = only ? static_cast<uint64_t>(*only) : static_cast<uint64_t>(i);
+  testing::for_each_row_seed(default_cases, [&](uint64_t seed) -> std::string {
     const CellCase c = make_case(seed, dtype);
     const std::string failure = check_case(c);
-    if (failure.empty()) continue;
-    ADD_FAILURE() << describe_case(c) << ": " << failure << "\n"
-                  << describe_graph(row_cell::make_random_row_cell(c.cell).graph);
-    return;
-  }
+    if (failure.empty()) return {};
+    return describe_case(c) + ": " + failure + "\n" +
+           testing::describe_operators(row_cell::make_random_row_cell(c.cell).graph);
+  });
 }
 
 TEST(RowLoopCellExecution, RandomInt8CellsThroughConcatAndSliceMatchTheReferenceBitForBit) {

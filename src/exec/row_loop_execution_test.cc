@@ -15,35 +15,16 @@
 
 #include <sstream>
 
-#include "exec/add_kernel_workspaces.h"
-#include "exec/plan_executor.h"
-#include "exec/reference_interpreter.h"
-#include "ir/op_decl.h"
 #include "ir/verify_graph.h"
 #include "plan/lower_row_loop.h"
-#include "plan/plan_macs.h"
-#include "plan/plan_memory.h"
-#include "plan/verify_plan.h"
 #include "support/nested_loops.h"
-#include "support/plan_runs.h"
 #include "support/random_row_chain.h"
+#include "support/row_loop_runs.h"
 
 namespace tinyfit::exec {
 namespace {
 
 using row_chain::ChainSpec;
-
-std::string describe_graph(const ir::Graph& g) {
-  std::ostringstream out;
-  for (const ir::Node& node : g.nodes) {
-    out << "  " << node.name << " (" << ir::op_type_name(node.op) << "): ";
-    for (ir::TensorId t : node.inputs) {
-      if (t != ir::kNoTensor && !g.tensor(t).is_constant) out << ir::format_shape(g.tensor(t).shape) << " ";
-    }
-    out << "-> " << ir::format_shape(g.output_tensor(node, 0).shape) << "\n";
-  }
-  return out.str();
-}
 
 struct RowCase {
   ChainSpec chain;
@@ -66,8 +47,6 @@ std::string describe_case(const RowCase& c) {
 std::string check_case(const RowCase& c) {
   const kernel_oracle::OracleCase net = row_chain::make_random_row_chain(c.chain);
   if (Status valid = ir::verify_graph(net.graph); !valid) return "generator: " + valid.error().message;
-  Result<std::vector<TensorData>> expected = run_reference(net.graph, net.inputs);
-  if (!expected) return "reference: " + expected.error().format();
   const analysis::BufferGraph bg = analysis::build_buffer_graph(net.graph);
   plan::RowLoopSpec spec;
   for (int op = c.first_op; op <= c.last_op; ++op) spec.ops.push_back(op);
@@ -76,30 +55,7 @@ std::string check_case(const RowCase& c) {
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
   if (c.channel_tile > 0) *plan = testing::nest_channel_loops(net.graph, std::move(*plan), c.channel_tile);
-  if (c.workspaces) {
-    if (Result<int> added = add_kernel_workspaces(net.graph, *plan); !added) return "workspaces: " + added.error().format();
-  }
-  if (plan::count_plan_macs(net.graph, *plan) != ir::count_graph_macs(net.graph)) {
-    return "MACs: plan " + std::to_string(plan::count_plan_macs(net.graph, *plan)) + ", graph " +
-           std::to_string(ir::count_graph_macs(net.graph));
-  }
-  Result<std::vector<TensorData>> actual = testing::place_and_execute(net.graph, std::move(*plan), net.inputs);
-  if (!actual) return "plan: " + actual.error().format();
-  for (size_t o = 0; o < expected->size(); ++o) {
-    const TensorData& a = (*actual)[o];
-    const TensorData& e = (*expected)[o];
-    if (a.dtype != ir::DType::kF32) {
-      if (a.bytes != e.bytes) return "output " + std::to_string(o) + " differs from the reference";
-      continue;
-    }
-    const auto av = a.values<float>(), ev = e.values<float>();
-    for (size_t i = 0; i < av.size(); ++i) {
-      if (!(std::abs(av[i] - ev[i]) <= 1e-5 + 1e-4 * std::abs(ev[i]))) {
-        return "element " + std::to_string(i) + ": " + std::to_string(av[i]) + " vs " + std::to_string(ev[i]);
-      }
-    }
-  }
-  return {};
+  return testing::check_row_plan(net, std::move(*plan), c.workspaces);
 }
 
 // Random cases: a chain of 1-6 operators over 5-14 rows, a row loop over a
@@ -122,17 +78,13 @@ RowCase make_case(uint64_t seed, ir::DType dtype) {
 }
 
 void run_random_cases(ir::DType dtype, int default_cases) {
-  const std::optional<int64_t> only = kernel_oracle::read_env_int("TINYFIT_ROW_SEED");
-  const int cases = static_cast<int>(kernel_oracle::read_env_int("TINYFIT_ROW_CASES").value_or(default_cases));
-  for (int i = 0; i < cases; ++i) {
-    const uint64_t seed = only ? static_cast<uint64_t>(*only) : static_cast<uint64_t>(i);
+  testing::for_each_row_seed(default_cases, [&](uint64_t seed) -> std::string {
     const RowCase c = make_case(seed, dtype);
     const std::string failure = check_case(c);
-    if (failure.empty()) continue;
-    ADD_FAILURE() << describe_case(c) << ": " << failure << "\n"
-                  << describe_graph(row_chain::make_random_row_chain(c.chain).graph);
-    return;
-  }
+    if (failure.empty()) return {};
+    return describe_case(c) + ": " + failure + "\n" +
+           testing::describe_operators(row_chain::make_random_row_chain(c.chain).graph);
+  });
 }
 
 // 500 cases per dtype run in about 0.1 s.

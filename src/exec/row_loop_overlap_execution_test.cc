@@ -36,6 +36,7 @@
 #include "plan/verify_plan.h"
 #include "plan/verify_row_loop_overlaps.h"
 #include "support/random_row_chain.h"
+#include "support/row_loop_runs.h"
 
 namespace tinyfit::exec {
 namespace {
@@ -154,41 +155,22 @@ std::string check_case(const OverlapCase& c, int& declared) {
   options.check_overwrites = true;
   Result<std::vector<TensorData>> actual = execute_plan(graph, p, lowered->net.inputs, options);
   if (!actual) return "plan: " + actual.error().format();
-  for (size_t o = 0; o < expected->size(); ++o) {
-    const TensorData& a = (*actual)[o];
-    const TensorData& e = (*expected)[o];
-    if (a.dtype != ir::DType::kF32) {
-      if (a.bytes != e.bytes) return "output " + std::to_string(o) + " differs from the reference";
-      continue;
-    }
-    const auto av = a.values<float>(), ev = e.values<float>();
-    for (size_t i = 0; i < av.size(); ++i) {
-      if (!(std::abs(av[i] - ev[i]) <= 1e-5 + 1e-4 * std::abs(ev[i]))) {
-        return "element " + std::to_string(i) + ": " + std::to_string(av[i]) + " vs " + std::to_string(ev[i]);
-      }
-    }
-  }
-  return {};
+  return testing::first_output_difference(*actual, *expected);
 }
 
 void run_random_cases(ir::DType dtype, int default_cases, bool row_buffers = false) {
-  const std::optional<int64_t> only = kernel_oracle::read_env_int("TINYFIT_ROW_SEED");
-  const int cases = static_cast<int>(kernel_oracle::read_env_int("TINYFIT_ROW_CASES").value_or(default_cases));
   int declared = 0;
-  for (int i = 0; i < cases; ++i) {
-    const uint64_t seed = only ? static_cast<uint64_t>(*only) : static_cast<uint64_t>(i);
+  const testing::RowSeedRun run = testing::for_each_row_seed(default_cases, [&](uint64_t seed) -> std::string {
     const OverlapCase c = make_case(seed, dtype, row_buffers);
     const std::string failure = check_case(c, declared);
-    if (failure.empty()) continue;
-    ADD_FAILURE() << describe_case(c) << ": " << failure;
-    return;
-  }
+    return failure.empty() ? failure : describe_case(c) + ": " + failure;
+  });
   // Most loops over the chain's first operators read the model input and
   // hand their output on: the property is exercised, not skipped. A row
   // buffer needs room below an output that sits above its input's start,
   // which about 1 chain in 25 leaves (hence more cases).
-  if (!only) {
-    EXPECT_GE(declared, cases / (row_buffers ? 50 : 4)) << "of " << cases << " cases";
+  if (!run.one_seed) {
+    EXPECT_GE(declared, run.cases / (row_buffers ? 50 : 4)) << "of " << run.cases << " cases";
   }
 }
 
