@@ -177,9 +177,11 @@ INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_case
 // The __dsp kernels (ACLE intrinsics on the board, portable C in the plan
 // executor) on a chain that takes each of them: a 3x3 stride-2 Conv2D of a
 // three-channel image (im2col through the staging row), a depthwise over six
-// channels (a group of four and two single channels), a 1x1 Conv2D (im2col,
-// or the workspace-free 1x1 kernel without workspaces), a 3x3 Conv2D to two
-// channels (the window kernel) and a FullyConnected over the flattened
+// channels (a group of four and two single channels), a 1x1 Conv2D to three
+// channels (im2col, or the workspace-free 1x1 kernel without workspaces), a
+// 3x3 Conv2D to one channel (the window kernel's runs of nine, three interior
+// pixels a row: a pair and one alone), one to two channels (its pairs) and a
+// FullyConnected over the flattened
 // pixels (a block of four outputs, a pair, one alone); int8 and uint8, with
 // and without the kernels' workspaces. The board's bytes must equal the plan
 // executor's.
@@ -190,17 +192,19 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
   for (DType dtype : {DType::kI8, DType::kU8}) {
     exec::conv_test::Net net;
     net.dtype = dtype;
-    exec::conv_test::Layer conv, depthwise, pointwise, narrow, fc;
+    exec::conv_test::Layer conv, depthwise, pointwise, single, narrow, fc;
     conv.out_channels = 6, conv.kernel_h = conv.kernel_w = 3, conv.stride = 2, conv.pad = {1, 1, 1, 1};
     conv.activation = exec::conv_test::relu6();
     depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 6;
     depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
-    pointwise.out_channels = 8;
+    pointwise.out_channels = 3;
+    single.out_channels = 1, single.kernel_h = single.kernel_w = 3, single.pad = {1, 1, 1, 1};
     narrow.out_channels = 2, narrow.kernel_h = narrow.kernel_w = 3, narrow.pad = {1, 1, 1, 1};
     fc.op = OpType::kFullyConnected, fc.out_channels = 7;  // a block of four, a pair, one alone
-    ir::TensorId t = net.add_layer("conv", net.add_input({1, 9, 8, 3}), conv);
+    ir::TensorId t = net.add_layer("conv", net.add_input({1, 9, 10, 3}), conv);
     t = net.add_layer("depthwise", t, depthwise);
     t = net.add_layer("pointwise", t, pointwise);
+    t = net.add_layer("single", t, single);
     t = net.add_layer("narrow", t, narrow);
     net.set_output(net.add_layer("fc", t, fc, true));
     Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
@@ -229,7 +233,7 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
       const std::string window = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_window__dsp";
       EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), window),
                 build->model.kernels.end())
-          << name << ": the two-channel 3x3 Conv2D runs " << window;
+          << name << ": the one- and two-channel 3x3 Conv2Ds run " << window;
       Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
       ASSERT_TRUE(report) << report.error().format();
       EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
