@@ -2,7 +2,8 @@
 // (issue 14 §5): an ordered list of steps over the device's arena. Plain
 // records, so that any multi-device planner hands its result over (the
 // driver converts src/devices' plans). A step is one of
-//  - a top-level step of the device's plan::Plan (the single-device form);
+//  - a top-level step of one of the device's plan::Plans (the single-device
+//    form; --partition rows' device 0 runs its band's plan, then the tail's);
 //  - a part call: one runtime kernel on views fixed at compile time (a part
 //    of an operator: its rows, its channels, its box; the views' origins
 //    tell the window kernels which part);
@@ -39,9 +40,19 @@ struct StaticView {
 // A view without sweeps of a placed plan's buffer, origin 0.
 StaticView make_static_view(const plan::Plan& plan, const plan::View& view);
 
-// The top-level step plan.steps[index] of the device's plan.
+// The top-level step steps[index] of one of the device's plans: plan 0 is
+// the one the emitter was given, plan k >= 1 EmitOptions::more_plans[k - 1]
+// (a device that runs several plans one after another in its one arena).
 struct PlanStepRef {
   int index = 0;
+  int plan = 0;
+};
+
+// A plan a device runs, with the graph its node ids, weights and model
+// inputs / outputs refer to.
+struct GraphPlan {
+  const ir::Graph* graph = nullptr;
+  const plan::Plan* plan = nullptr;
 };
 
 struct PartCall {

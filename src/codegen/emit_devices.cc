@@ -60,6 +60,7 @@ Result<EmittedDevices> emit_device_models(const std::vector<DeviceProgram>& devi
     device_options.device = d;
     device_options.device_count = count;
     device_options.device_steps = device.steps;
+    device_options.more_plans = device.more_plans;
     TINYFIT_ASSIGN_OR_RETURN(EmittedModel model, emit_c_model(*device.graph, *device.plan, device_options));
     for (const DeviceStep& step : device.steps) {
       const auto* transfer = std::get_if<LinkTransfer>(&step);

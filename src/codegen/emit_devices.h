@@ -31,6 +31,7 @@ struct DeviceProgram {
   // plan of its own (PlanStepRef).
   const plan::Plan* plan = nullptr;
   std::vector<DeviceStep> steps;  // what it runs, in order
+  std::vector<GraphPlan> more_plans;  // EmitOptions::more_plans: more plans it runs in the same arena
 };
 
 struct EmittedDevices {

@@ -110,7 +110,14 @@ std::string make_static_view_code(const StaticView& view, const std::string& var
 
 class ModelEmitter final : public exec::CallEmitter {
  public:
-  ModelEmitter(const ir::Graph& graph, const plan::Plan& plan) : graph_(graph), plan_(plan) {}
+  ModelEmitter(const ir::Graph& graph, const plan::Plan& plan) : graph_(&graph), plan_(&plan) {}
+
+  // The plan (and its graph) the next steps come from: a device that runs
+  // several plans in one arena switches between them.
+  void use_plan(const GraphPlan& plan) {
+    graph_ = plan.graph;
+    plan_ = plan.plan;
+  }
 
   // --- exec::CallEmitter ---------------------------------------------------
   std::string define_array(std::string_view element_c_type, std::string_view hint,
@@ -164,7 +171,7 @@ class ModelEmitter final : public exec::CallEmitter {
   // --- The run function ----------------------------------------------------
   Status emit_call(const plan::KernelCall& call, plan::LoopNest nest, const std::string& comment) {
     TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<exec::PreparedKernel> kernel,
-                             exec::prepare_kernel(exec::KernelCallContext{graph_, plan_, call}));
+                             exec::prepare_kernel(exec::KernelCallContext{*graph_, *plan_, call}));
     channel_depth_ = -1;
     for (size_t d = 0; d < nest.size(); ++d) {
       if (nest[d]->axis == plan::LoopAxis::kChannels) channel_depth_ = static_cast<int>(d);
@@ -172,7 +179,7 @@ class ModelEmitter final : public exec::CallEmitter {
     workspace_ = "(uint8_t*)0";
     workspace_bytes_ = "0";
     if (call.workspace >= 0) {
-      const plan::PlanBuffer& w = plan_.buffers[static_cast<size_t>(call.workspace)];
+      const plan::PlanBuffer& w = plan_->buffers[static_cast<size_t>(call.workspace)];
       workspace_ = "(arena + " + std::to_string(w.offset) + ")";
       workspace_bytes_ = std::to_string(w.bytes);
     }
@@ -184,18 +191,18 @@ class ModelEmitter final : public exec::CallEmitter {
     std::string outer;
     std::swap(outer, body_);
     used_views_.clear();
-    current_hint_ = call.node >= 0 ? graph_.nodes[static_cast<size_t>(call.node)].name : "copy";
+    current_hint_ = call.node >= 0 ? graph_->nodes[static_cast<size_t>(call.node)].name : "copy";
     TINYFIT_RETURN_IF_ERROR(kernel->emit(*this));
     std::string statements;
     std::swap(statements, body_);
     body_ = std::move(outer);
     for (size_t i = 0; i < call.inputs.size(); ++i) {
       if (!used_views_.contains("in" + std::to_string(i))) continue;
-      emit_lines(make_view_code(plan_, call.inputs[i], "in" + std::to_string(i), nest, uses_loop_bound_));
+      emit_lines(make_view_code(*plan_, call.inputs[i], "in" + std::to_string(i), nest, uses_loop_bound_));
     }
     for (size_t i = 0; i < call.outputs.size(); ++i) {
       if (!used_views_.contains("out" + std::to_string(i))) continue;
-      emit_lines(make_view_code(plan_, call.outputs[i], "out" + std::to_string(i), nest, uses_loop_bound_));
+      emit_lines(make_view_code(*plan_, call.outputs[i], "out" + std::to_string(i), nest, uses_loop_bound_));
     }
     body_ += statements;
     --indent_;
@@ -238,7 +245,7 @@ class ModelEmitter final : public exec::CallEmitter {
   // fixed at compile time, the chunk a constant.
   Status emit_part_call(const PartCall& part, int step_number) {
     TINYFIT_CHECK(part.kernel != nullptr && part.node >= 0) << "part call without a kernel";
-    const ir::Node& node = graph_.nodes.at(static_cast<size_t>(part.node));
+    const ir::Node& node = graph_->nodes.at(static_cast<size_t>(part.node));
     emit_line("/* step " + std::to_string(step_number) + ": " + make_c_comment_text(node.name) + " (" +
               std::string(ir::op_type_name(node.op)) + "), " + make_c_comment_text(part.label) + " */");
     emit_line("{");
@@ -269,17 +276,22 @@ class ModelEmitter final : public exec::CallEmitter {
     return {};
   }
 
-  // What a device of several runs (device_steps.h), in order.
-  Status emit_device_steps(const std::vector<DeviceStep>& steps) {
+  // What a device of several runs (device_steps.h), in order; `plans` are
+  // its plans, PlanStepRef::plan's numbering (part calls refer to plan 0).
+  Status emit_device_steps(const std::vector<DeviceStep>& steps, const std::vector<GraphPlan>& plans) {
     std::vector<const plan::Loop*> nest;
     for (size_t s = 0; s < steps.size(); ++s) {
       const int number = static_cast<int>(s);
       if (const auto* ref = std::get_if<PlanStepRef>(&steps[s])) {
-        TINYFIT_CHECK(ref->index >= 0 && static_cast<size_t>(ref->index) < plan_.steps.size())
+        TINYFIT_CHECK(ref->plan >= 0 && static_cast<size_t>(ref->plan) < plans.size())
+            << "device step of plan " << ref->plan << " of " << plans.size();
+        use_plan(plans[static_cast<size_t>(ref->plan)]);
+        TINYFIT_CHECK(ref->index >= 0 && static_cast<size_t>(ref->index) < plan_->steps.size())
             << "device step of plan step " << ref->index;
-        TINYFIT_RETURN_IF_ERROR(emit_steps(std::span<const plan::Step>(&plan_.steps[static_cast<size_t>(ref->index)], 1),
+        TINYFIT_RETURN_IF_ERROR(emit_steps(std::span<const plan::Step>(&plan_->steps[static_cast<size_t>(ref->index)], 1),
                                            nest, number));
       } else if (const auto* part = std::get_if<PartCall>(&steps[s])) {
+        use_plan(plans.front());
         TINYFIT_RETURN_IF_ERROR(emit_part_call(*part, number));
       } else if (const auto* transfer = std::get_if<LinkTransfer>(&steps[s])) {
         body_ += make_link_transfer_code(*transfer, 2 * indent_);
@@ -303,7 +315,7 @@ class ModelEmitter final : public exec::CallEmitter {
   std::string describe_call(int step, const plan::KernelCall& call) const {
     std::string text = "step " + std::to_string(step) + ": ";
     if (call.node < 0) return text + std::string(plan::call_mode_name(call.mode));
-    const ir::Node& node = graph_.nodes[static_cast<size_t>(call.node)];
+    const ir::Node& node = graph_->nodes[static_cast<size_t>(call.node)];
     return text + make_c_comment_text(node.name) + " (" + std::string(ir::op_type_name(node.op)) + "), " +
            std::string(plan::call_mode_name(call.mode));
   }
@@ -331,8 +343,8 @@ class ModelEmitter final : public exec::CallEmitter {
     for (std::string line; std::getline(in, line);) emit_line(line);
   }
 
-  const ir::Graph& graph_;
-  const plan::Plan& plan_;
+  const ir::Graph* graph_;
+  const plan::Plan* plan_;
   std::ostringstream constants_;
   std::map<std::string, std::string> arrays_;  // type + bytes -> name
   std::map<std::string, int> name_counts_;
@@ -498,6 +510,23 @@ std::vector<EmittedFile> select_runtime_files(const std::set<std::string>& used)
   return files;
 }
 
+// The arena of a device that runs several plans (EmitOptions::more_plans) as
+// the header, the source and the README describe it: the largest plan's
+// bytes, aligned for every plan's buffers, every plan's techniques. No steps.
+plan::Plan summarize_device_arena(const std::vector<GraphPlan>& plans) {
+  plan::Plan arena;
+  for (const GraphPlan& p : plans) {
+    arena.arena_bytes = std::max(arena.arena_bytes, p.plan->arena_bytes);
+    arena.buffers.insert(arena.buffers.end(), p.plan->buffers.begin(), p.plan->buffers.end());
+    for (const std::string& technique : p.plan->techniques) {
+      if (std::find(arena.techniques.begin(), arena.techniques.end(), technique) == arena.techniques.end()) {
+        arena.techniques.push_back(technique);
+      }
+    }
+  }
+  return arena;
+}
+
 }  // namespace
 
 Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan, const EmitOptions& options) {
@@ -507,8 +536,15 @@ Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan
   const std::string name = !options.name.empty() ? options.name : !graph.name.empty() ? graph.name : "model";
   model.prefix = "tinyfit_" + make_c_identifier(name);
   if (options.device >= 0) model.prefix += "_device" + std::to_string(options.device);
-  model.arena_bytes = plan.arena_bytes;
-  const ModelApi api = describe_model_api(graph, plan, model.prefix);
+  std::vector<GraphPlan> plans = {GraphPlan{&graph, &plan}};
+  plans.insert(plans.end(), options.more_plans.begin(), options.more_plans.end());
+  TINYFIT_CHECK(options.more_plans.empty() || options.device >= 0) << "several plans outside a multi-device model";
+  const std::optional<plan::Plan> summary =
+      options.more_plans.empty() ? std::nullopt : std::optional<plan::Plan>(summarize_device_arena(plans));
+  const plan::Plan& arena = summary ? *summary : plan;
+  model.arena_bytes = arena.arena_bytes;
+  const ModelApi api = options.more_plans.empty() ? describe_model_api(graph, plan, model.prefix)
+                                                  : describe_device_api(plans, model.prefix);
   for (const ModelIoTensor& t : api.inputs) model.input_indices.push_back(t.index);
   for (const ModelIoTensor& t : api.outputs) model.output_indices.push_back(t.index);
 
@@ -526,7 +562,7 @@ Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan
       (transfer->direction == LinkDirection::kSend ? model.link_send_bytes : model.link_receive_bytes) +=
           transfer->view.count_bytes();
     }
-    TINYFIT_RETURN_IF_ERROR(emitter.emit_device_steps(options.device_steps));
+    TINYFIT_RETURN_IF_ERROR(emitter.emit_device_steps(options.device_steps, plans));
   }
   model.kernels.assign(emitter.kernels().begin(), emitter.kernels().end());
   model.constant_bytes = emitter.constant_bytes();
@@ -536,9 +572,9 @@ Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan
   for (const EmittedFile& file : runtime_files) {
     if (file.path.ends_with(".c")) c_sources.push_back(file.path);
   }
-  model.files.push_back({"model.h", emit_header(graph, plan, api, options, model)});
-  model.files.push_back({"model.c", emit_source(graph, plan, api, emitter, options)});
-  model.files.push_back({"README.md", emit_readme(graph, plan, api, model.constant_bytes)});
+  model.files.push_back({"model.h", emit_header(graph, arena, api, options, model)});
+  model.files.push_back({"model.c", emit_source(graph, arena, api, emitter, options)});
+  model.files.push_back({"README.md", emit_readme(graph, arena, api, model.constant_bytes)});
   model.files.push_back({"CMakeLists.txt", emit_cmake_lists(graph, api, c_sources)});
   if (options.device >= 0) {
     // Beside model.h, on the library's public include path: the firmware's

@@ -25,6 +25,10 @@ struct EmitOptions {
   int device = -1;
   int device_count = 1;
   std::vector<DeviceStep> device_steps;
+  // The device's other plans (PlanStepRef::plan 1..), placed in the same
+  // arena: it is the largest of them all. Their model inputs and outputs
+  // (entries >= 0) join the API beside the first plan's; no index twice.
+  std::vector<GraphPlan> more_plans;
 };
 
 struct EmittedFile {
@@ -66,7 +70,8 @@ struct EmittedModel {
 // model's input 0 wherever it lives); invoke runs options.device_steps and
 // returns the link's status when a transfer fails; model.c includes
 // tinyfit_link.h (written beside model.h) and model.h says what the device
-// sends and receives.
+// sends and receives. With options.more_plans, a PlanStepRef runs a step of
+// the plan it names, on that plan's graph and buffers.
 Result<EmittedModel> emit_c_model(const ir::Graph& graph, const plan::Plan& plan, const EmitOptions& options);
 
 // Writes every file under `directory` (created if missing). Errors name the path.

@@ -226,6 +226,45 @@ TEST(LinkTransferCode, ALocalCopyWalksTheRunsBothViewsShare) {
       << code;
 }
 
+TEST(LinkTransferCode, AMoveWithinTheArenaReadsEveryByteBeforeItIsOverwritten) {
+  // 100 bytes moved 40 bytes up: from the end; 40 bytes down: from the start.
+  LocalCopy up{{0, ir::DType::kU8, {100}, {1}, {0}}, {40, ir::DType::kU8, {100}, {1}, {0}}, "up"};
+  EXPECT_NE(make_local_copy_code(up, 2).find("for (k = 100; k > 0; --k) to[k - 1] = from[k - 1];"), std::string::npos)
+      << make_local_copy_code(up, 2);
+  LocalCopy down{up.to, up.from, "down"};
+  EXPECT_NE(make_local_copy_code(down, 2).find("for (k = 0; k < 100; ++k) to[k] = from[k];"), std::string::npos)
+      << make_local_copy_code(down, 2);
+}
+
+// --partition rows' device 0: its band's plan, then the tail's, in one arena
+// (the larger), the first plan's input and the second's output in its API.
+TEST(EmitCModel, ADeviceOfTwoPlansRunsBothInTheLargerArena) {
+  PlannedGraph band = make_planned_graph(), tail = make_planned_graph();
+  tail.plan.arena_bytes += 64;
+  std::fill(band.plan.outputs.begin(), band.plan.outputs.end(), -1);
+  std::fill(tail.plan.inputs.begin(), tail.plan.inputs.end(), -1);
+  EmitOptions options;
+  options.device = 0;
+  options.device_count = 2;
+  options.more_plans = {GraphPlan{&tail.graph, &tail.plan}};
+  options.device_steps = {PlanStepRef{0, 0}, PlanStepRef{1, 0}, PlanStepRef{0, 1}, PlanStepRef{1, 1}};
+  Result<EmittedModel> model = emit_c_model(band.graph, band.plan, options);
+  ASSERT_TRUE(model) << model.error().format();
+  EXPECT_EQ(model->arena_bytes, tail.plan.arena_bytes);
+  EXPECT_EQ(model->input_indices, std::vector<size_t>{0});
+  EXPECT_EQ(model->output_indices, std::vector<size_t>{0});
+  const std::string& source = file_text(*model, "model.c");
+  EXPECT_NE(source.find("static uint8_t tinyfit_g_device0_arena[" + std::to_string(tail.plan.arena_bytes) + "]"),
+            std::string::npos);
+  const std::string invoke = find_function_body(source, "int tinyfit_g_device0_invoke(void)");
+  size_t at = 0;
+  for (const char* step : {"/* step 0:", "/* step 1:", "/* step 2:", "/* step 3:"}) {
+    const size_t found = invoke.find(step, at);
+    ASSERT_NE(found, std::string::npos) << step << " missing or out of order in\n" << invoke;
+    at = found;
+  }
+}
+
 TEST(EmitCModel, ADeviceRunsItsStepsInOrderAndReturnsTheLinkStatus) {
   PlannedGraph planned = make_planned_graph();
   EmitOptions options;

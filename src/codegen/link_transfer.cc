@@ -115,10 +115,17 @@ std::string make_local_copy_code(const LocalCopy& copy, int indent) {
   for (int a = 0; a < run_axis; ++a) {
     if (copy.to.shape[static_cast<size_t>(a)] > 1) loop_axes.push_back(a);
   }
+  // One run whose destination starts inside it, after its source (a move
+  // within the arena: --partition rows' device 0 moves its band's rows into
+  // the tail's input) is copied from its end, so no byte is overwritten
+  // before it is read.
+  const bool backwards = loop_axes.empty() && copy.to.offset_bytes > copy.from.offset_bytes &&
+                         copy.to.offset_bytes < copy.from.offset_bytes + run_bytes;
+  const std::string loop = backwards ? "for (k = " + std::to_string(run_bytes) + "; k > 0; --k) to[k - 1] = from[k - 1];"
+                                     : "for (k = 0; k < " + std::to_string(run_bytes) + "; ++k) to[k] = from[k];";
   const std::string statement = "{ uint8_t* const to = " + make_run_address(copy.to, loop_axes) +
                                 "; const uint8_t* const from = " + make_run_address(copy.from, loop_axes) +
-                                "; int32_t k; for (k = 0; k < " + std::to_string(run_bytes) +
-                                "; ++k) to[k] = from[k]; }";
+                                "; int32_t k; " + loop + " }";
   out << wrap_in_loops(copy.to, loop_axes, {statement}, "", indent);
   return out.str();
 }

@@ -18,7 +18,9 @@ namespace tinyfit::codegen {
 // return the link's status from the enclosing function when it is not 0.
 std::string make_link_transfer_code(const LinkTransfer& transfer, int indent);
 
-// The same for a copy inside the arena. Requires: equal extents.
+// The same for a copy inside the arena. Requires: equal extents; views that
+// share bytes only as one contiguous run each (then copied in the direction
+// that reads every byte before it is overwritten, as memmove).
 std::string make_local_copy_code(const LocalCopy& copy, int indent);
 
 }  // namespace tinyfit::codegen

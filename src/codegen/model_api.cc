@@ -67,6 +67,25 @@ ModelApi describe_model_api(const ir::Graph& graph, const plan::Plan& plan, cons
   return api;
 }
 
+ModelApi describe_device_api(const std::vector<GraphPlan>& plans, const std::string& prefix) {
+  ModelApi api;
+  api.prefix = prefix;
+  for (const GraphPlan& p : plans) {
+    const ModelApi part = describe_model_api(*p.graph, *p.plan, prefix);
+    for (const auto& [all, more] : {std::pair{&api.inputs, &part.inputs}, std::pair{&api.outputs, &part.outputs}}) {
+      for (const ModelIoTensor& t : *more) {
+        for (const ModelIoTensor& held : *all) {
+          TINYFIT_CHECK(held.index != t.index) << "two plans of one device hold model tensor " << t.index;
+        }
+        all->push_back(t);
+      }
+    }
+  }
+  api.input_type = find_common_type(api.inputs);
+  api.output_type = find_common_type(api.outputs);
+  return api;
+}
+
 std::string declare_input_function(const ModelApi& api) {
   return api.input_type + "* " + api.input_function() + "(int index);";
 }

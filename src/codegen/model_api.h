@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/device_steps.h"
 #include "ir/graph.h"
 #include "plan/plan.h"
 
@@ -53,6 +54,11 @@ struct ModelApi {
 // others keep their graph index (ModelIoTensor::index).
 // Guarantees: ModelApi::inputs/outputs in graph order; offsets inside the arena.
 ModelApi describe_model_api(const ir::Graph& graph, const plan::Plan& plan, const std::string& prefix);
+
+// The same for a device that runs several plans in one arena (emit_model.h
+// EmitOptions::more_plans): the inputs and outputs each plan holds, the
+// plans in order. Requires: no index held by two plans (checked).
+ModelApi describe_device_api(const std::vector<GraphPlan>& plans, const std::string& prefix);
 
 // The declarations, one per line, ending in ';':
 // "int8_t* tinyfit_kws_input(int index);" etc.

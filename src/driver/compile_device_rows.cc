@@ -215,16 +215,12 @@ class RowsCompiler {
     for (ir::TensorId t : r.boundary) {
       boundary.push_back(exec::TensorData::zeros(graph_.tensor(t).dtype, graph_.tensor(t).shape));
     }
-    for (const BandPart& part : r.bands) {
-      std::vector<exec::TensorData> band_inputs;
-      for (size_t i = 0; i < part.band.model_inputs.size(); ++i) {
-        const size_t model_input = static_cast<size_t>(
-            std::find(graph_.inputs.begin(), graph_.inputs.end(), part.band.model_inputs[i]) - graph_.inputs.begin());
-        band_inputs.push_back(crop_tensor_rows(inputs.at(model_input), part.band.input_rows[i]));
-      }
+    const std::vector<std::vector<exec::TensorData>> band_inputs = crop_band_inputs(graph_, r, inputs);
+    for (size_t d = 0; d < r.bands.size(); ++d) {
+      const BandPart& part = r.bands[d];
       const exec::ExecuteOptions checking{true};
       TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> outputs,
-                               exec::execute_plan(part.band.graph, part.report.result().plan, band_inputs, checking));
+                               exec::execute_plan(part.band.graph, part.report.result().plan, band_inputs[d], checking));
       for (size_t b = 0; b < r.boundary.size(); ++b) {
         const ir::Range share = part.shares[b];
         const ir::Range band = part.band.output_rows[b];
@@ -270,6 +266,20 @@ Result<RowsCompileReport> compile_device_rows(const ir::Graph& graph, const Rows
                 ExitCode::kBadCommandLine);
   }
   return RowsCompiler(graph, options).compile();
+}
+
+std::vector<std::vector<exec::TensorData>> crop_band_inputs(const ir::Graph& graph, const RowsCompileReport& report,
+                                                            const std::vector<exec::TensorData>& inputs) {
+  std::vector<std::vector<exec::TensorData>> out;
+  for (const BandPart& part : report.bands) {
+    std::vector<exec::TensorData>& band_inputs = out.emplace_back();
+    for (size_t i = 0; i < part.band.model_inputs.size(); ++i) {
+      const size_t model_input = static_cast<size_t>(
+          std::find(graph.inputs.begin(), graph.inputs.end(), part.band.model_inputs[i]) - graph.inputs.begin());
+      band_inputs.push_back(crop_tensor_rows(inputs.at(model_input), part.band.input_rows[i]));
+    }
+  }
+  return out;
 }
 
 std::string describe_rows_shortfall(const RowsCompileReport& report) {

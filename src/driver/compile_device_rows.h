@@ -40,6 +40,7 @@
 #include "driver/compile_options.h"
 #include "driver/compile_pipeline.h"
 #include "driver/compile_verify.h"
+#include "exec/tensor_data.h"
 #include "ir/graph.h"
 #include "support/diag.h"
 
@@ -97,6 +98,12 @@ struct RowsCompileReport {
 // output equalled the reference (a mismatch is an internal error). A model whose
 // first operator cannot run by bands is exit 2 with the reason.
 Result<RowsCompileReport> compile_device_rows(const ir::Graph& graph, const RowsCompileOptions& options);
+
+// Per device, its rows of the model inputs its band reads (its band graph's
+// inputs, in order), cut from the whole `inputs` (graph order): what the
+// verification runs each band on, and what a device's firmware writes.
+std::vector<std::vector<exec::TensorData>> crop_band_inputs(const ir::Graph& graph, const RowsCompileReport& report,
+                                                            const std::vector<exec::TensorData>& inputs);
 
 // "device 1: arena 140,288 bytes > 131,072 (SRAM), ..." for the devices over their limits.
 std::string describe_rows_shortfall(const RowsCompileReport& report);

@@ -30,7 +30,7 @@ std::string describe_box(const ir::Graph& graph, ir::TensorId tensor, const devi
 
 std::vector<codegen::DeviceProgram> DevicePrograms::programs(const ir::Graph& graph) const {
   std::vector<codegen::DeviceProgram> out;
-  for (size_t d = 0; d < arenas.size(); ++d) out.push_back({&graph, &arenas[d], steps[d]});
+  for (size_t d = 0; d < arenas.size(); ++d) out.push_back({&graph, &arenas[d], steps[d], {}});
   return out;
 }
 

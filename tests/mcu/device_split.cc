@@ -18,7 +18,7 @@ void for_each_view(plan::KernelCall& call, F f) {
 
 std::vector<codegen::DeviceProgram> DeviceSplit::programs(const ir::Graph& graph) const {
   std::vector<codegen::DeviceProgram> out;
-  for (size_t d = 0; d < plans.size(); ++d) out.push_back({&graph, &plans[d], steps[d]});
+  for (size_t d = 0; d < plans.size(); ++d) out.push_back({&graph, &plans[d], steps[d], {}});
   return out;
 }
 

@@ -14,8 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every device's run; QEMU boards of a small model take well under a second.
-constexpr int kRunTimeoutSeconds = 60;
 // The MPS2 boards' 25 MHz peripheral clock / 25 = 1 Mbit/s (QEMU's sockets
 // ignore the rate).
 constexpr int kUartBaudDivisor = 25;
@@ -40,19 +38,25 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
     out << "#include <stdio.h>\n\n#include \"model.h\"\n#include \"tinyfit_link_mpi.h\"\n\n";
   } else {
     out << "#include \"board.h\"\n#include \"model.h\"\n#include \"tinyfit_link_cmsdk_uart.h\"\n\n"
-        << "/* The link calls, wrapped (-Wl,--wrap): the counter ticks spent inside them. */\n"
-        << "static uint64_t link_ticks;\n"
+        << "/* The link calls, wrapped (-Wl,--wrap): the counter ticks spent inside them,\n"
+        << " * and those of the invoke before the first of them. */\n"
+        << "static uint64_t link_ticks, base, first_link_ticks;\n"
+        << "static int link_called;\n"
+        << "static void note_link_call(uint64_t start) {\n"
+        << "  if (!link_called) first_link_ticks = start - base;\n  link_called = 1;\n}\n"
         << "int __real_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
         << "int __real_tinyfit_link_recv(int peer, void* data, uint32_t bytes);\n"
         << "int __wrap_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
         << "int __wrap_tinyfit_link_recv(int peer, void* data, uint32_t bytes);\n"
         << "int __wrap_tinyfit_link_send(int peer, const void* data, uint32_t bytes) {\n"
         << "  const uint64_t start = board_counter_read();\n"
-        << "  const int status = __real_tinyfit_link_send(peer, data, bytes);\n"
+        << "  int status;\n  note_link_call(start);\n"
+        << "  status = __real_tinyfit_link_send(peer, data, bytes);\n"
         << "  link_ticks += board_counter_read() - start;\n  return status;\n}\n"
         << "int __wrap_tinyfit_link_recv(int peer, void* data, uint32_t bytes) {\n"
         << "  const uint64_t start = board_counter_read();\n"
-        << "  const int status = __real_tinyfit_link_recv(peer, data, bytes);\n"
+        << "  int status;\n  note_link_call(start);\n"
+        << "  status = __real_tinyfit_link_recv(peer, data, bytes);\n"
         << "  link_ticks += board_counter_read() - start;\n  return status;\n}\n\n";
   }
   for (size_t i : model.input_indices) {
@@ -66,16 +70,17 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
   }
   if (kind == LinkKind::kMpi) {
     if (!model.output_indices.empty()) {
-      out << "static void print_hex(const char* label, const void* data, uint32_t bytes) {\n"
+      out << "static void print_hex(FILE* report, const char* label, const void* data, uint32_t bytes) {\n"
           << "  const uint8_t* p = (const uint8_t*)data;\n  uint32_t i;\n"
-          << "  printf(\"device " << d << " %s \", label);\n"
-          << "  for (i = 0; i < bytes; ++i) printf(\"%02x\", (unsigned)p[i]);\n  printf(\"\\n\");\n}\n\n";
+          << "  fprintf(report, \"device " << d << " %s \", label);\n"
+          << "  for (i = 0; i < bytes; ++i) fprintf(report, \"%02x\", (unsigned)p[i]);\n"
+          << "  fprintf(report, \"\\n\");\n}\n\n";
     }
-    out << "int main(int argc, char** argv) {\n  int status;\n"
+    out << "int main(int argc, char** argv) {\n  int status;\n  FILE* report;\n"
         << "  if (tinyfit_link_mpi_open(&argc, &argv, " << devices << ") != " << d << ") {\n"
         << "    fprintf(stderr, \"device " << d << ": not MPI rank " << d << "\\n\");\n    return 3;\n  }\n";
   } else {
-    out << "int main(void) {\n  int status;\n  uint64_t base, ticks;\n"
+    out << "int main(void) {\n  int status;\n  uint64_t ticks;\n"
         << "  if (tinyfit_link_uart_open(" << d << ", " << devices << ", " << kUartBaudDivisor
         << "u) != 0) return 3;\n";
   }
@@ -90,23 +95,31 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
         << "  base = board_counter_read();\n";
   }
   out << "  status = " << model.prefix << "_invoke();\n";
-  if (kind == LinkKind::kUart) out << "  ticks = board_counter_read() - base;\n";
+  if (kind == LinkKind::kUart) {
+    out << "  ticks = board_counter_read() - base;\n  if (!link_called) first_link_ticks = ticks;\n";
+  }
   if (kind == LinkKind::kMpi) {
-    out << "  printf(\"device " << d << " status %d\\n\", status);\n"
-        << "  printf(\"device " << d << " sent %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_sent());\n"
-        << "  printf(\"device " << d
+    // The report goes to the file named by the first argument: mpirun
+    // forwards the ranks' stdout interleaved, a long output line included.
+    out << "  report = argc > 1 ? fopen(argv[1], \"w\") : NULL;\n  if (report == NULL) report = stdout;\n"
+        << "  fprintf(report, \"device " << d << " status %d\\n\", status);\n"
+        << "  fprintf(report, \"device " << d
+        << " sent %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_sent());\n"
+        << "  fprintf(report, \"device " << d
         << " received %llu\\n\", (unsigned long long)tinyfit_link_mpi_bytes_received());\n";
     for (size_t i : model.output_indices) {
-      out << "  print_hex(\"output" << i << "\", " << model.prefix << "_output(" << i << "), " << macro << "_OUTPUT"
+      out << "  print_hex(report, \"output" << i << "\", " << model.prefix << "_output(" << i << "), " << macro << "_OUTPUT"
           << i << "_BYTES);\n";
     }
-    out << "  fflush(stdout);\n  tinyfit_link_mpi_close();\n";
+    out << "  if (report != stdout) fclose(report);\n  fflush(stdout);\n  tinyfit_link_mpi_close();\n";
   } else {
     out << "  board_write(\"status \");\n  board_write_u64((uint64_t)(uint32_t)status);\n"
         << "  board_write(\"sent \");\n  board_write_u64(tinyfit_link_uart_bytes_sent());\n"
         << "  board_write(\"received \");\n  board_write_u64(tinyfit_link_uart_bytes_received());\n"
         << "  board_write(\"instructions \");\n  board_write_u64(ticks * BOARD_INSTRUCTIONS_PER_TICK);\n"
-        << "  board_write(\"link_instructions \");\n  board_write_u64(link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n";
+        << "  board_write(\"link_instructions \");\n  board_write_u64(link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n"
+        << "  board_write(\"instructions_before_link \");\n"
+        << "  board_write_u64(first_link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n";
     for (size_t i : model.output_indices) {
       out << "  board_write(\"output" << i << " \");\n  board_write_hex(" << model.prefix << "_output(" << i
           << "), " << macro << "_OUTPUT" << i << "_BYTES);\n";
@@ -141,6 +154,8 @@ Status parse_device_line(const std::string& key, const std::string& value, Devic
     report.instructions = std::stoull(value);
   } else if (key == "link_instructions") {
     report.link_instructions = std::stoull(value);
+  } else if (key == "instructions_before_link") {
+    report.instructions_before_link = std::stoull(value);
   } else if (key.starts_with("output")) {
     std::optional<std::vector<uint8_t>> bytes = parse_hex(value);
     if (!bytes) return fail("unreadable output line: " + key + " " + value);
@@ -151,7 +166,7 @@ Status parse_device_line(const std::string& key, const std::string& value, Devic
 
 // The device folders, main.c each, and the link implementation's files.
 Result<std::vector<std::string>> write_device_programs(const codegen::EmittedDevices& emitted,
-                                                       const std::vector<exec::TensorData>& inputs,
+                                                       const std::vector<std::vector<exec::TensorData>>& inputs,
                                                        const fs::path& root, LinkKind kind) {
   TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_devices(emitted, root.string()));
   const int devices = static_cast<int>(emitted.devices.size());
@@ -161,7 +176,7 @@ Result<std::vector<std::string>> write_device_programs(const codegen::EmittedDev
   for (int d = 0; d < devices; ++d) {
     const codegen::EmittedModel& model = emitted.devices[static_cast<size_t>(d)];
     const fs::path dir = root / codegen::device_folder(d);
-    std::ofstream(dir / "main.c", std::ios::binary) << make_device_main(model, d, devices, inputs, kind);
+    std::ofstream(dir / "main.c", std::ios::binary) << make_device_main(model, d, devices, inputs.at(static_cast<size_t>(d)), kind);
     std::vector<std::string> sources = {(dir / "main.c").string(), link_source};
     for (const codegen::EmittedFile& file : model.files) {
       if (file.path.ends_with(".c")) sources.push_back((dir / file.path).string());
@@ -185,25 +200,34 @@ Result<std::vector<std::string>> write_device_programs(const codegen::EmittedDev
   return programs;
 }
 
-Result<LinkedRunReport> run_mpi(const std::vector<std::string>& programs) {
+Result<LinkedRunReport> run_mpi(const std::vector<std::string>& programs, int timeout_seconds) {
   LinkedRunReport report;
   // As root Open MPI wants --allow-run-as-root; --oversubscribe lets it start
   // more processes than the machine has cores.
-  report.command = "timeout " + std::to_string(kRunTimeoutSeconds) + " " + quote(TINYFIT_MPIRUN) +
+  report.command = "timeout " + std::to_string(timeout_seconds) + " " + quote(TINYFIT_MPIRUN) +
                    " --allow-run-as-root --oversubscribe";
-  for (size_t d = 0; d < programs.size(); ++d) report.command += std::string(d ? " :" : "") + " -np 1 " + quote(programs[d]);
+  // Each device writes its report to run.txt beside its program.
+  std::vector<fs::path> reports;
+  for (size_t d = 0; d < programs.size(); ++d) {
+    reports.push_back(fs::path(programs[d]).parent_path() / "run.txt");
+    std::error_code error;
+    fs::remove(reports.back(), error);
+    report.command += std::string(d ? " :" : "") + " -np 1 " + quote(programs[d]) + " " + quote(reports.back().string());
+  }
   const CommandResult run = run_command(report.command);
   if (run.exit_code != 0) return fail("mpirun exited " + std::to_string(run.exit_code) + ":\n" + run.output);
   report.devices.resize(programs.size());
   std::vector<bool> seen(programs.size(), false);
-  std::istringstream in(run.output);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream words(line);
-    std::string device_word, key, value;
-    size_t d = 0;
-    if (!(words >> device_word >> d >> key >> value) || device_word != "device" || d >= programs.size()) continue;
-    TINYFIT_RETURN_IF_ERROR(parse_device_line(key, value, report.devices[d]));
-    if (key == "status") seen[d] = true;
+  for (size_t d = 0; d < programs.size(); ++d) {
+    std::ifstream in(reports[d]);
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::string device_word, key, value;
+      size_t device = 0;
+      if (!(words >> device_word >> device >> key >> value) || device_word != "device" || device != d) continue;
+      TINYFIT_RETURN_IF_ERROR(parse_device_line(key, value, report.devices[d]));
+      if (key == "status") seen[d] = true;
+    }
   }
   for (size_t d = 0; d < programs.size(); ++d) {
     if (!seen[d]) return fail("device " + std::to_string(d) + " printed no report:\n" + run.output);
@@ -217,7 +241,7 @@ Result<LinkedRunReport> run_mpi(const std::vector<std::string>& programs) {
 // sent into an unconnected socket), b connects, retrying while a is not
 // listening yet. Each device's output goes to device<d>/run.txt, its exit
 // status to device<d>/run.status.
-std::string make_qemu_script(const std::vector<std::string>& programs) {
+std::string make_qemu_script(const std::vector<std::string>& programs, int timeout_seconds) {
   const int devices = static_cast<int>(programs.size());
   std::ostringstream out;
   out << "#!/bin/sh\n# " << devices << " QEMU mps2-an386 boards whose UARTs are linked by loopback sockets.\n"
@@ -226,7 +250,7 @@ std::string make_qemu_script(const std::vector<std::string>& programs) {
       << "  d=$1; shift\n"
       << "  ( tries=0\n"
       << "    while :; do\n"
-      << "      timeout " << kRunTimeoutSeconds << " " << quote(TINYFIT_QEMU_ARM)
+      << "      timeout " << timeout_seconds << " " << quote(TINYFIT_QEMU_ARM)
       << " -M mps2-an386 -nographic -monitor none -semihosting-config enable=on,target=native"
       << " -icount shift=0 \"$@\" > device$d/run.txt 2>&1\n"
       << "      status=$?\n"
@@ -264,9 +288,9 @@ std::string make_qemu_script(const std::vector<std::string>& programs) {
   return out.str();
 }
 
-Result<LinkedRunReport> run_qemu(const std::vector<std::string>& programs, const fs::path& root) {
+Result<LinkedRunReport> run_qemu(const std::vector<std::string>& programs, const fs::path& root, int timeout_seconds) {
   const fs::path script = root / "run_linked.sh";
-  std::ofstream(script, std::ios::binary) << make_qemu_script(programs);
+  std::ofstream(script, std::ios::binary) << make_qemu_script(programs, timeout_seconds);
   LinkedRunReport report;
   // A port another run holds makes QEMU fail to listen: try other bases.
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -315,13 +339,22 @@ std::string find_missing_link_tools(LinkKind kind) {
 }
 
 Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
-                                           const std::vector<exec::TensorData>& inputs, const std::string& directory,
-                                           LinkKind kind) {
+                                           const std::vector<std::vector<exec::TensorData>>& device_inputs,
+                                           const std::string& directory, LinkKind kind, int timeout_seconds) {
+  TINYFIT_CHECK(device_inputs.size() == emitted.devices.size())
+      << device_inputs.size() << " devices' inputs for " << emitted.devices.size() << " devices";
   const fs::path root = fs::absolute(directory);
   std::error_code error;
   fs::remove_all(root, error);
-  TINYFIT_ASSIGN_OR_RETURN(std::vector<std::string> programs, write_device_programs(emitted, inputs, root, kind));
-  return kind == LinkKind::kMpi ? run_mpi(programs) : run_qemu(programs, root);
+  TINYFIT_ASSIGN_OR_RETURN(std::vector<std::string> programs, write_device_programs(emitted, device_inputs, root, kind));
+  return kind == LinkKind::kMpi ? run_mpi(programs, timeout_seconds) : run_qemu(programs, root, timeout_seconds);
+}
+
+Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
+                                           const std::vector<exec::TensorData>& inputs, const std::string& directory,
+                                           LinkKind kind) {
+  return run_linked_devices(emitted, std::vector<std::vector<exec::TensorData>>(emitted.devices.size(), inputs),
+                            directory, kind, kLinkedRunTimeoutSeconds);
 }
 
 }  // namespace tinyfit::mcu

@@ -7,8 +7,10 @@
 //    tinyfit_link_cmsdk_uart.c, the UARTs of every pair of boards connected
 //    through a loopback TCP socket (run_linked.sh beside the programs).
 // Each device's main.c writes the model inputs it holds (fixed arrays),
-// calls its invoke once and prints its status, the bytes its link
-// implementation counted, and the model outputs it holds in hex. On the
+// calls its invoke once and reports its status, the bytes its link
+// implementation counted, and the model outputs it holds in hex (MPI: into
+// run.txt beside its program, since mpirun interleaves the ranks' stdout;
+// boards: through their console into the same file). On the
 // boards it also counts instructions (QEMU -icount, board.h's SysTick
 // counter): the whole invoke's, and those spent inside tinyfit_link_send /
 // tinyfit_link_recv (wrapped at link time with -Wl,--wrap: the transfers and
@@ -28,6 +30,9 @@
 namespace tinyfit::mcu {
 
 enum class LinkKind { kMpi, kUart };
+
+// Every device's run, at most; QEMU boards of a small model take well under a second.
+constexpr int kLinkedRunTimeoutSeconds = 60;
 std::string_view link_kind_name(LinkKind kind);  // "mpi", "uart"
 
 // Empty when the kind's tools are installed; otherwise what is missing.
@@ -42,6 +47,9 @@ struct DeviceRunReport {
   // those inside the link calls.
   uint64_t instructions = 0;
   uint64_t link_instructions = 0;
+  // Boards only: the invoke's instructions before its first link call (all
+  // of them when it makes none): with --partition rows, a band's compute.
+  uint64_t instructions_before_link = 0;
   uint64_t compute_instructions() const { return instructions - link_instructions; }
 };
 
@@ -57,5 +65,14 @@ struct LinkedRunReport {
 Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
                                            const std::vector<exec::TensorData>& inputs, const std::string& directory,
                                            LinkKind kind);
+
+// The same with each device's own inputs: device_inputs[d][i] is model
+// input i as device d's API takes it (--partition rows: its rows of the
+// image, driver/compile_device_rows.h crop_band_inputs), and a timeout per
+// run (whole models on the boards take minutes: bench/).
+Result<LinkedRunReport> run_linked_devices(const codegen::EmittedDevices& emitted,
+                                           const std::vector<std::vector<exec::TensorData>>& device_inputs,
+                                           const std::string& directory, LinkKind kind,
+                                           int timeout_seconds = kLinkedRunTimeoutSeconds);
 
 }  // namespace tinyfit::mcu

@@ -18,6 +18,7 @@
 #include "compile_device_rows_output.h"
 #include "compile_devices_output.h"
 #include "driver/compile_device_rows.h"
+#include "driver/device_row_programs.h"
 #include "driver/device_programs.h"
 #include "compile_output.h"
 #include "driver/compile_pipeline.h"
@@ -117,6 +118,23 @@ Status not_built_on_devices(const std::string& what) {
   return fail("--devices: " + what + " is not built yet (issue 14)", ExitCode::kBadCommandLine);
 }
 
+// emit-c per device (codegen/emit_devices.h): one folder per device, the link
+// layer in link/. The symbols' prefix: --name, else the model's name.
+Status emit_device_c(const std::vector<codegen::DeviceProgram>& programs, const CompileCliOptions& cli,
+                     const ir::Graph& graph) {
+  codegen::EmitOptions emit_options;
+  emit_options.name = cli.emit_name.empty() ? graph.name : cli.emit_name;
+  TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedDevices emitted, codegen::emit_device_models(programs, emit_options));
+  TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_devices(emitted, cli.out_dir));
+  if (!cli.json) {
+    std::cout << "C code for " << emitted.devices.size() << " devices written to " << cli.out_dir << ": device0/";
+    if (emitted.devices.size() > 1) std::cout << " .. device" << emitted.devices.size() - 1 << "/";
+    std::cout << " (model.c, model.h, tinyfit_link.h each), link/ (tinyfit_link.h and its MPI and UART\n"
+              << "implementations), README.md; " << emitted.link_bytes << " bytes over the link per inference\n";
+  }
+  return {};
+}
+
 // --devices N --partition rows: bands of rows composed with the single-device
 // techniques (driver/compile_device_rows.h); --techniques, --latency-budget,
 // --order, --placement and --target apply to every part.
@@ -124,7 +142,6 @@ Status run_compile_device_rows(const CompileCliOptions& cli) {
   if (cli.sram_bytes >= 0) return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
   if (!cli.svg_path.empty()) return not_built_on_devices("the per-device memory chart (--svg)");
   if (cli.dump_plan) return not_built_on_devices("--dump-plan of a device plan");
-  if (cli.emit == "c") return not_built_on_devices("--emit c with --partition rows");
   driver::RowsCompileOptions options;
   TINYFIT_ASSIGN_OR_RETURN(options.single, make_compile_options(cli));
   TINYFIT_ASSIGN_OR_RETURN(options.limits, parse_device_limits(cli.devices));
@@ -144,6 +161,12 @@ Status run_compile_device_rows(const CompileCliOptions& cli) {
     diag.file = report.model;
     diag.message = driver::describe_rows_shortfall(report);
     return tl::unexpected(diag);
+  }
+  if (cli.emit == "c") {
+    // Device d runs its band and sends its rows to device 0, which runs the
+    // tail on them (driver/device_row_programs.h).
+    TINYFIT_ASSIGN_OR_RETURN(const driver::RowPrograms programs, driver::make_row_programs(report));
+    return emit_device_c(programs.programs(report), cli, graph);
   }
   return {};
 }
@@ -185,20 +208,8 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
     return tl::unexpected(diag);
   }
   if (cli.emit == "c") {
-    // emit-c per device (codegen/emit_devices.h): one folder per device, the
-    // link layer in link/.
     TINYFIT_ASSIGN_OR_RETURN(const driver::DevicePrograms programs, driver::make_device_programs(graph, report.plan));
-    codegen::EmitOptions emit_options;
-    emit_options.name = cli.emit_name;
-    TINYFIT_ASSIGN_OR_RETURN(const codegen::EmittedDevices emitted,
-                             codegen::emit_device_models(programs.programs(graph), emit_options));
-    TINYFIT_RETURN_IF_ERROR(codegen::write_emitted_devices(emitted, cli.out_dir));
-    if (!cli.json) {
-      std::cout << "C code for " << emitted.devices.size() << " devices written to " << cli.out_dir << ": device0/";
-      if (emitted.devices.size() > 1) std::cout << " .. device" << emitted.devices.size() - 1 << "/";
-      std::cout << " (model.c, model.h, tinyfit_link.h each), link/ (tinyfit_link.h and its MPI and UART\n"
-                << "implementations), README.md; " << emitted.link_bytes << " bytes over the link per inference\n";
-    }
+    return emit_device_c(programs.programs(graph), cli, graph);
   }
   return {};
 }
