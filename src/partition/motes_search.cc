@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "partition/bottleneck_spans.h"
 #include "partition/cells.h"
 #include "partition/contract_loops.h"
 #include "partition/row_loop_overlap_estimate.h"
@@ -237,6 +238,25 @@ std::vector<Variant> list_variants(const State& state, const Stretch& stretch) {
   return variants;
 }
 
+// `state` with the schemes at `replaced` taken out and `scheme` in, by first
+// operator.
+State replace_schemes(const State& state, const std::vector<size_t>& replaced, const PartitionScheme& scheme) {
+  State grown;
+  for (size_t i = 0; i < state.schemes.size(); ++i) {
+    if (std::find(replaced.begin(), replaced.end(), i) == replaced.end()) grown.schemes.push_back(state.schemes[i]);
+  }
+  grown.schemes.push_back(scheme);
+  std::sort(grown.schemes.begin(), grown.schemes.end(), [](const PartitionScheme& a, const PartitionScheme& b) {
+    return a.operators.front() < b.operators.front();
+  });
+  return grown;
+}
+
+// Rounds of long loops over bottleneck spans, and how many cells past the
+// last reader a span may run on (bottleneck_spans.h).
+constexpr int kSpanRounds = 4;
+constexpr int kSpanExtraCells = 2;
+
 }  // namespace
 
 MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::BufferGraph& bg,
@@ -310,17 +330,7 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
       for (const State& state : beam) {
         for (const Variant& variant : list_variants(state, stretch)) {
           for (const SchemeFacts* facts : scorer.generate(variant.stretch)) {
-            State grown;
-            for (size_t i = 0; i < state.schemes.size(); ++i) {
-              if (std::find(variant.replaced.begin(), variant.replaced.end(), i) == variant.replaced.end()) {
-                grown.schemes.push_back(state.schemes[i]);
-              }
-            }
-            grown.schemes.push_back(facts->scheme);
-            std::sort(grown.schemes.begin(), grown.schemes.end(),
-                      [](const PartitionScheme& a, const PartitionScheme& b) {
-                        return a.operators.front() < b.operators.front();
-                      });
+            State grown = replace_schemes(state, variant.replaced, facts->scheme);
             scorer.score(grown, cell);
             note_fit(grown);
             next.push_back(std::move(grown));
@@ -381,6 +391,29 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
     }
   }
 
+  // Long loops: stretches of whole cells holding every reader of a
+  // bottleneck tensor (bottleneck_spans.h), each merged with the schemes it
+  // overlaps, scored whole; the best replaces the state while it is better
+  // by LessThen, and the next round looks at the new peak.
+  int spans = 0;
+  for (int round = 0; round < kSpanRounds && !options.deadline.expired(); ++round) {
+    State better = best;
+    for (const Stretch& span : list_bottleneck_spans(bg, cells, scorer.find_bottlenecks(best), kSpanExtraCells)) {
+      for (const Variant& variant : list_variants(best, span)) {
+        for (const SchemeFacts* facts : scorer.generate(variant.stretch)) {
+          State grown = replace_schemes(best, variant.replaced, facts->scheme);
+          scorer.score(grown, {});
+          note_fit(grown);
+          if (less(grown, better)) better = std::move(grown);
+        }
+      }
+      if (options.deadline.expired()) break;
+    }
+    if (!less(better, best)) break;
+    best = std::move(better);
+    ++spans;
+  }
+
   const State& chosen = fastest_fitting ? *fastest_fitting : best;
   result.schemes = chosen.schemes;
   result.peak_bytes = chosen.peak;
@@ -390,6 +423,7 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
                 " states scored, " + std::to_string(result.schemes.size()) + " row or token loops, scored peak " +
                 std::to_string(result.peak_bytes) + " bytes" +
                 (merges > 0 ? " (" + std::to_string(merges) + " merged after the beam)" : "") +
+                (spans > 0 ? " (" + std::to_string(spans) + " grown over a bottleneck's cells)" : "") +
                 (result.stopped_early ? " (stopped by the time limit)" : "") +
                 (fastest_fitting ? "; the fastest state within the memory budget" : "");
   return result;

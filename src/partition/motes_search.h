@@ -22,7 +22,12 @@
 // between them) while that makes a state better by LessThen: the beam grows a
 // loop one cell at a time, and a step that does not lower the peak by itself
 // can leave it (a loop carried through a residual block still ends on a whole
-// tensor; one carried on into the next block does not).
+// tensor; one carried on into the next block does not). Then, up to 4
+// rounds, a loop over the whole cells holding a bottleneck tensor's producer
+// and every reader (bottleneck_spans.h) replaces the schemes it overlaps when
+// that makes the state better by LessThen: in a NAS network a cell's outputs
+// are read two cells later, and the beam, scoring each one-cell step alone,
+// does not reach such a loop.
 // The result is the smallest state by LessThen; with a memory budget, the
 // fastest state seen whose peak fits it within the latency budget, when one
 // does (the latency budget holds with or without a memory budget).
