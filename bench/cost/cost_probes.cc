@@ -128,6 +128,24 @@ OracleCase make_sized_depthwise(Random& r, DType dtype) {
   return c;
 }
 
+// A depthwise of depth multiplier 2-16 over a few input channels (a first
+// layer, as person_detect's: 96x96x1 into 8 channels): the kernels run each
+// output channel alone.
+OracleCase make_sized_multiplier_depthwise(Random& r, DType dtype) {
+  OracleCase c;
+  SizedWindow w;
+  int64_t in_channels, channels;
+  do {
+    w = random_sized_window(r, 96, false);
+    in_channels = r.uniform_int(1, 3);
+    channels = in_channels * r.pick(std::vector<int64_t>{2, 4, 8, 8, 16});
+  } while (w.out_rows() * w.out_cols() * channels * w.kernel_h * w.kernel_w > 1500000);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, in_channels});
+  add_conv_node(c, r, dtype, OpType::kDepthwiseConv2D, x, {1, w.kernel_h, w.kernel_w, channels},
+                {1, w.out_rows(), w.out_cols(), channels}, channels, w.kernel_h * w.kernel_w, conv_attrs(w));
+  return c;
+}
+
 OracleCase make_sized_fully_connected(Random& r, DType dtype) {
   OracleCase c;
   const int64_t in_features = r.pick(std::vector<int64_t>{10, 16, 64, 128, 250, 256, 490, 640, 1024});
@@ -264,6 +282,48 @@ OracleCase make_inverted_residual(Random& r, DType dtype, bool sized) {
   return c;
 }
 
+// One convolution of a quantized network as a quantizer leaves it: the output
+// scale from its input's and weights' (add_conv_node), per-channel positive
+// int8 weight scales (a trained model's; random_weight_quant also draws the
+// zero and negative scales the __dsp kernels leave to the portable ones), one
+// uint8 zero point; so the __dsp arithmetic serves it.
+struct DspStage {
+  std::string name;
+  OpType op;
+  ir::TensorId in;
+  ir::Shape w_shape;
+  int64_t out;
+  ir::Shape y_shape;
+  int64_t taps;
+  ir::OpAttrs attrs;
+  bool relu6, output;
+};
+
+ir::TensorId add_dsp_stage(OracleCase& c, Random& r, DType dtype, DspStage s) {
+  const float x_scale = c.graph.tensor(s.in).quant->scale[0];
+  const float w_scale = r.log_uniform(0.002, 0.02);
+  ir::QuantParams wq;
+  wq.axis = s.op == OpType::kDepthwiseConv2D ? 3 : 0;
+  if (dtype == DType::kU8) {
+    wq.scale = {w_scale};
+    wq.zero_point = {static_cast<int32_t>(r.uniform_int(100, 155))};
+  } else {
+    for (int64_t k = 0; k < s.out; ++k) wq.scale.push_back(w_scale * static_cast<float>(r.uniform(0.5, 2)));
+    wq.zero_point.assign(static_cast<size_t>(s.out), 0);
+  }
+  const ir::TensorId w =
+      kernel_oracle::add_constant(c, s.name + "_w", kernel_oracle::random_tensor(r, dtype, s.w_shape), wq);
+  const ir::TensorId b =
+      kernel_oracle::add_constant(c, s.name + "_b", kernel_oracle::random_tensor(r, DType::kI32, {s.out}, -3000, 3000));
+  const auto q = kernel_oracle::quant_of(dtype, kernel_oracle::conv_output_scale(r, x_scale, w_scale, s.taps),
+                                         dtype == DType::kI8 ? -128 : 0);
+  const ir::TensorId y = s.output ? kernel_oracle::add_output(c, s.name, dtype, s.y_shape, q)
+                                  : kernel_oracle::add_tensor(c, s.name, dtype, s.y_shape, q);
+  kernel_oracle::set_node(c, s.op, {s.in, w, b}, {y}, std::move(s.attrs),
+                          s.relu6 ? ir::FusedActivation{0.0f, 6.0f} : ir::FusedActivation{});
+  return y;
+}
+
 // An inverted bottleneck as the fused segment kernel computes it, at the
 // shapes of MCUNet's and MobileNetV2's blocks: depthwise 3x3, 5x5 or 7x7
 // ("same"), stride 1 or 2, expansion 3-6, channels on and off the blocks of
@@ -280,44 +340,16 @@ OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
   const SizedWindow window{rows, cols, kernel, kernel, stride, pad, pad, kernel - 1 - pad, kernel - 1 - pad};
   const int64_t out_rows = window.out_rows(), out_cols = window.out_cols();
   const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, cols, channels});
-  // Each stage's output scale from its input's and weights' as a quantizer
-  // leaves them (add_conv_node), so the __dsp arithmetic serves every stage.
-  auto stage = [&](const std::string& name, OpType op, ir::TensorId in, const ir::Shape& w_shape, int64_t out,
-                   const ir::Shape& y_shape, int64_t taps, ir::OpAttrs attrs, bool relu6, bool output) {
-    const float x_scale = c.graph.tensor(in).quant->scale[0];
-    const float w_scale = r.log_uniform(0.002, 0.02);
-    // Per-channel positive int8 scales (a trained model's; random_weight_quant
-    // also draws the zero and negative scales the __dsp kernels leave to the
-    // portable ones), one uint8 zero point.
-    ir::QuantParams wq;
-    wq.axis = op == OpType::kDepthwiseConv2D ? 3 : 0;
-    if (dtype == DType::kU8) {
-      wq.scale = {w_scale};
-      wq.zero_point = {static_cast<int32_t>(r.uniform_int(100, 155))};
-    } else {
-      for (int64_t k = 0; k < out; ++k) wq.scale.push_back(w_scale * static_cast<float>(r.uniform(0.5, 2)));
-      wq.zero_point.assign(static_cast<size_t>(out), 0);
-    }
-    const ir::TensorId w =
-        kernel_oracle::add_constant(c, name + "_w", kernel_oracle::random_tensor(r, dtype, w_shape), wq);
-    const ir::TensorId b =
-        kernel_oracle::add_constant(c, name + "_b", kernel_oracle::random_tensor(r, DType::kI32, {out}, -3000, 3000));
-    const auto q = kernel_oracle::quant_of(dtype, kernel_oracle::conv_output_scale(r, x_scale, w_scale, taps),
-                                           dtype == DType::kI8 ? -128 : 0);
-    const ir::TensorId y = output ? kernel_oracle::add_output(c, name, dtype, y_shape, q)
-                                  : kernel_oracle::add_tensor(c, name, dtype, y_shape, q);
-    kernel_oracle::set_node(c, op, {in, w, b}, {y}, std::move(attrs),
-                            relu6 ? ir::FusedActivation{0.0f, 6.0f} : ir::FusedActivation{});
-    return y;
-  };
   const bool residual = stride == 1 && r.chance(0.5);
   const ir::Shape y_shape{1, out_rows, out_cols, channels};
-  const ir::TensorId e = stage("e", OpType::kConv2D, x, {expanded, 1, 1, channels}, expanded,
-                               {1, rows, cols, expanded}, channels, ir::ConvAttrs{}, true, false);
-  const ir::TensorId d = stage("d", OpType::kDepthwiseConv2D, e, {1, kernel, kernel, expanded}, expanded,
-                               {1, out_rows, out_cols, expanded}, kernel * kernel, conv_attrs(window), true, false);
-  const ir::TensorId p = stage(residual ? "p" : "y", OpType::kConv2D, d, {channels, 1, 1, expanded}, channels, y_shape,
-                               expanded, ir::ConvAttrs{}, false, !residual);
+  const ir::TensorId e = add_dsp_stage(c, r, dtype, {"e", OpType::kConv2D, x, {expanded, 1, 1, channels}, expanded,
+                                                     {1, rows, cols, expanded}, channels, ir::ConvAttrs{}, true, false});
+  const ir::TensorId d =
+      add_dsp_stage(c, r, dtype, {"d", OpType::kDepthwiseConv2D, e, {1, kernel, kernel, expanded}, expanded,
+                                  {1, out_rows, out_cols, expanded}, kernel * kernel, conv_attrs(window), true, false});
+  const ir::TensorId p =
+      add_dsp_stage(c, r, dtype, {residual ? "p" : "y", OpType::kConv2D, d, {channels, 1, 1, expanded}, channels,
+                                  y_shape, expanded, ir::ConvAttrs{}, false, !residual});
   if (residual) {
     const float sum_scale = c.graph.tensor(x).quant->scale[0] + c.graph.tensor(p).quant->scale[0];
     const ir::TensorId y = kernel_oracle::add_output(
@@ -326,6 +358,33 @@ OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
                                                        (dtype == DType::kI8 ? 0 : 128)));
     kernel_oracle::set_node(c, OpType::kAdd, {x, p}, {y});
   }
+  return c;
+}
+
+// The first two stages of an inverted bottleneck at the shapes of the CI
+// models' blocks (MCUNet, MobileNetV2, the Visual Wake Words nets): a
+// pointwise expansion into 16-480 channels, then a depthwise 3x3, 5x5 or 7x7
+// ("same"), stride 1 or 2, on maps of 3-48 pixels a side, so small maps whose
+// every window the border clips are measured as well as large ones; measured
+// whole, in channel chunks (partial execution) and in place (line buffer).
+OracleCase make_depthwise_block(Random& r, DType dtype) {
+  OracleCase c;
+  int64_t rows, channels, expanded, kernel;
+  do {  // at most ~2.5 M MACs per stage: a few seconds of QEMU time
+    rows = r.uniform_int(3, 48);
+    channels = r.pick(std::vector<int64_t>{8, 16, 24, 40});
+    expanded = r.pick(std::vector<int64_t>{16, 24, 32, 48, 72, 80, 96, 120, 144, 160, 192, 240, 288, 480});
+    kernel = r.pick(std::vector<int64_t>{3, 5, 7});
+  } while (rows * rows * expanded * std::max(kernel * kernel, channels) > 2500000);
+  const int64_t stride = r.pick(std::vector<int64_t>{1, 1, 2});
+  const int64_t pad = (kernel - 1) / 2;
+  const SizedWindow window{rows, rows, kernel, kernel, stride, pad, pad, kernel - 1 - pad, kernel - 1 - pad};
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, rows, channels});
+  const ir::TensorId e = add_dsp_stage(c, r, dtype, {"e", OpType::kConv2D, x, {expanded, 1, 1, channels}, expanded,
+                                                     {1, rows, rows, expanded}, channels, ir::ConvAttrs{}, true, false});
+  add_dsp_stage(c, r, dtype, {"y", OpType::kDepthwiseConv2D, e, {1, kernel, kernel, expanded}, expanded,
+                              {1, window.out_rows(), window.out_cols(), expanded}, kernel * kernel, conv_attrs(window),
+                              true, true});
   return c;
 }
 
@@ -437,6 +496,8 @@ std::vector<Maker> list_makers() {
     makers.push_back({"fc" + s, "conv" + s, [t](Random& r) { return make_fully_connected_case(r, t); }, 2, true});
     makers.push_back({"sized_conv" + s, "conv" + s, [t](Random& r) { return make_sized_conv(r, t); }, 8, true});
     makers.push_back({"sized_dwconv" + s, "conv" + s, [t](Random& r) { return make_sized_depthwise(r, t); }, 6, true});
+    makers.push_back({"sized_multiplier_dwconv" + s, "conv" + s,
+                      [t](Random& r) { return make_sized_multiplier_depthwise(r, t); }, 3, true});
     makers.push_back({"sized_fc" + s, "conv" + s, [t](Random& r) { return make_sized_fully_connected(r, t); }, 3, true});
     for (OpType op : {OpType::kMaxPool, OpType::kAveragePool}) {
       const std::string n = std::string(ir::op_type_name(op)) + s;
@@ -484,6 +545,8 @@ std::vector<Maker> list_makers() {
     if (t != DType::kF32) {
       makers.push_back({"fused_inverted_residual" + s, "fused" + s,
                         [t](Random& r) { return make_fused_inverted_residual(r, t); }, 5, false});
+      makers.push_back({"depthwise_block" + s, "chain" + s,
+                        [t](Random& r) { return make_depthwise_block(r, t); }, 4, false});
     }
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
@@ -563,7 +626,10 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
         continue;
       }
       if (chain) {
-        for (mcu::Technique technique : {mcu::Technique::kPex, mcu::Technique::kInplace}) {
+        // A depthwise block is measured whole too (the CI models' ordinary plans).
+        std::vector<mcu::Technique> techniques = {mcu::Technique::kPex, mcu::Technique::kInplace};
+        if (maker.name.starts_with("depthwise_block")) techniques.insert(techniques.begin(), mcu::Technique::kOrdinary);
+        for (mcu::Technique technique : techniques) {
           add_with_workspaces(name + "_" + std::string(mcu::technique_name(technique)), maker.group, c.graph,
                               mcu::build_technique_plan(c.graph, technique));
         }

@@ -18,6 +18,8 @@
 //  - inverted-residual chains and an expansion into a classifier under
 //    partial execution (accumulate, finalize, partial buffers) and in place
 //    (line-buffer depthwise);
+//  - an expansion into a depthwise 3x3, 5x5 or 7x7 at the CI models' block
+//    shapes, whole, under partial execution and in place;
 //  - reshapes alone: the run function's own cost (its input/output copies).
 // Deterministic: the same seed gives the same programs.
 #pragma once

@@ -20,6 +20,7 @@ int64_t count_inbound_taps(const ir::Window& w, int64_t i, int64_t input_extent)
 // outputs whose window is whole.
 struct AxisTaps {
   int64_t kernel = 1;
+  double outputs = 0;
   double inbound = 0;
   double whole_outputs = 0;
 };
@@ -27,6 +28,7 @@ struct AxisTaps {
 AxisTaps count_axis_taps(const ir::Window& w, ir::Range range, int64_t input_extent) {
   AxisTaps taps;
   taps.kernel = w.kernel;
+  taps.outputs = static_cast<double>(range.size());
   for (int64_t i = range.begin; i < range.end; ++i) {
     const int64_t n = count_inbound_taps(w, i, input_extent);
     taps.inbound += static_cast<double>(n);
@@ -42,6 +44,49 @@ constexpr int64_t kWideBlock = 16;
 // The im2col GEMM's block: three pixels by two channels by four taps
 // (TF_CONV_IM2COL_PIXELS, two SMLAD lanes of 16 bits, a 32-bit load of int8).
 constexpr double kGemmPixels = 3, kGemmChannels = 2, kGemmTaps = 4;
+
+// The interior / border / ungrouped counts (call_features.h, from
+// kInteriorPixelGroups on) of a call whose windowed axes are `axes` (rows
+// first), `other_pixels` pixels per window position, `pixels` written pixels
+// with `tap_pixels` in-bounds taps in all, writing output channels `channels`.
+// `grouped_channels`: output channel i reads input channel i / factor (a
+// depthwise multiplier above 1), so every channel runs alone.
+void add_path_features(const std::vector<AxisTaps>& axes, double other_pixels, double pixels, double tap_pixels,
+                       ir::Range channels, bool grouped_channels, FeatureVector& f) {
+  // Aligned groups: the multiples of four inside the range (the kernels'
+  // simd_begin / simd_end).
+  const int64_t simd_begin = (channels.begin + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+  const int64_t simd_end = grouped_channels ? simd_begin : channels.end / kChannelBlock * kChannelBlock;
+  const double groups = static_cast<double>(std::max<int64_t>(0, simd_end - simd_begin) / kChannelBlock);
+  const double ungrouped = static_cast<double>(channels.size()) - groups * kChannelBlock;
+  // Interior pixels: whole along every windowed axis. Runs: rows whose
+  // window is whole with at least one whole pixel along the other axes.
+  double interior = other_pixels, kernel_taps = 1, runs = other_pixels;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    interior *= axes[a].whole_outputs;
+    kernel_taps *= static_cast<double>(axes[a].kernel);
+    runs *= a == 0 ? axes[a].whole_outputs : (axes[a].whole_outputs > 0 ? 1 : 0);
+  }
+  // Window rows in bounds, summed over pixels: the first axis's in-bounds
+  // taps times the pixels along the others.
+  double tap_rows = other_pixels;
+  for (size_t a = 0; a < axes.size(); ++a) tap_rows *= a == 0 ? axes[a].inbound : axes[a].outputs;
+  const double kernel_rows = axes.empty() ? 1 : static_cast<double>(axes.front().kernel);
+  const bool unrolled = axes.size() == 2 && axes[0].kernel == 3 && axes[1].kernel == 3;
+  const double looped = unrolled ? 0 : interior * groups;
+  const double row_steps = axes.size() == 2 ? static_cast<double>((axes[1].kernel + 1) / 2) : 1;
+  at(f, Feature::kInteriorPixelGroups) = interior * groups;
+  at(f, Feature::kInteriorTapGroups) = interior * kernel_taps * groups;
+  at(f, Feature::kInteriorTapRowGroups) = looped * kernel_rows;
+  at(f, Feature::kInteriorTapStepGroups) = looped * kernel_rows * row_steps;
+  at(f, Feature::kInteriorRunGroups) = runs * groups;
+  at(f, Feature::kBorderPixels) = pixels - interior;
+  at(f, Feature::kBorderPixelGroups) = (pixels - interior) * groups;
+  at(f, Feature::kBorderTapGroups) = (tap_pixels - interior * kernel_taps) * groups;
+  at(f, Feature::kBorderTapRowGroups) = (tap_rows - interior * kernel_rows) * groups;
+  at(f, Feature::kUngroupedElements) = pixels * ungrouped;
+  at(f, Feature::kUngroupedTaps) = tap_pixels * ungrouped;
+}
 
 // Whether the node's output 0 is quantized differently from its input 0.
 bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
@@ -90,6 +135,17 @@ std::string_view feature_name(Feature feature) {
     case Feature::kProjectWork: return "project_work";
     case Feature::kProjectElements: return "project_elements";
     case Feature::kResidualElements: return "residual_elements";
+    case Feature::kInteriorPixelGroups: return "interior_pixel_groups";
+    case Feature::kInteriorTapGroups: return "interior_tap_groups";
+    case Feature::kInteriorTapRowGroups: return "interior_tap_row_groups";
+    case Feature::kInteriorTapStepGroups: return "interior_tap_step_groups";
+    case Feature::kInteriorRunGroups: return "interior_run_groups";
+    case Feature::kBorderPixels: return "border_pixels";
+    case Feature::kBorderPixelGroups: return "border_pixel_groups";
+    case Feature::kBorderTapGroups: return "border_tap_groups";
+    case Feature::kBorderTapRowGroups: return "border_tap_row_groups";
+    case Feature::kUngroupedElements: return "ungrouped_elements";
+    case Feature::kUngroupedTaps: return "ungrouped_taps";
   }
   return "?";
 }
@@ -130,13 +186,16 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   // along each windowed axis, so sums over pixels factor per axis. The first
   // windowed axis (rows) is the outer tap loop.
   double windowed_extent = 1, inbound = 1, whole = 1, kernel_taps = 1, row_taps = 1;
-  bool first_window = true;
+  bool first_window = true, grouped_channels = false;
+  std::vector<AxisTaps> axes;
   for (const ir::AxisLink& link : ir::op_decl(call.node->op).map_axes(*call.graph, *call.node).links) {
+    grouped_channels |= link.output_axis == rank - 1 && link.role == ir::AxisRole::kGrouped && link.factor > 1;
     if (link.role != ir::AxisRole::kWindow || link.output_axis >= rank) continue;
     const ir::Range range = call.written[static_cast<size_t>(link.output_axis)];
     const int64_t input_extent =
         call.graph->input_tensor(*call.node, link.input_index).shape.at(static_cast<size_t>(link.input_axis));
     const AxisTaps taps = count_axis_taps(link.window, range, input_extent);
+    axes.push_back(taps);
     windowed_extent *= static_cast<double>(range.size());
     inbound *= taps.inbound;
     whole *= taps.whole_outputs;
@@ -171,6 +230,7 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kPairs) = pairs;
   at(f, Feature::kPairSteps) = pairs * whole_steps;
   at(f, Feature::kPairTail) = pairs * (work_per_element - whole_steps * kGemmTaps);
+  add_path_features(axes, other_pixels, pixels, tap_pixels, call.written.back(), grouped_channels, f);
   return f;
 }
 

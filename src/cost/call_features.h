@@ -71,8 +71,30 @@ enum class Feature : int {
   kProjectWork,        // the projection's MACs
   kProjectElements,    // projected elements (the call's output)
   kResidualElements,   // elements of the residual add (0 without one)
+  // The SIMD depthwise kernels' two paths (dwconv2d_dsp.h): output channels
+  // in aligned groups of four (the written range's multiples of four) run
+  // interior pixels (every tap in bounds) a row's run at a time per group,
+  // unrolled for 3x3 and two taps a step otherwise, and border pixels one
+  // pixel at a time over their in-bounds taps; the channels outside the
+  // aligned groups run one at a time. Their per-tap, per-tap-row and
+  // per-pixel costs differ by path and by window, so each path has its counts
+  // ("groups": x the aligned groups of four of the written channels). An
+  // interior 3x3 window is unrolled; larger ones loop over rows, two taps a
+  // step, so only those count rows and steps.
+  kInteriorPixelGroups,   // interior pixels x groups (a group's bias, requantisation and store)
+  kInteriorTapGroups,     // interior pixels x window taps x groups
+  kInteriorTapRowGroups,  // interior pixels x window rows x groups, windows looped over (all but 3x3)
+  kInteriorTapStepGroups, // interior pixels x window rows x ceil(cols / 2) x groups, the same windows
+  kInteriorRunGroups,     // rows with interior pixels x groups (a run's set-up)
+  kBorderPixels,          // pixels whose window the border clips (their tap ranges)
+  kBorderPixelGroups,     // those pixels x groups
+  kBorderTapGroups,       // their in-bounds taps x groups
+  kBorderTapRowGroups,    // their in-bounds window rows x groups
+  kUngroupedElements,     // written elements of the channels outside the aligned groups (all of
+                          // them when output channel i reads input channel i / multiplier)
+  kUngroupedTaps,         // in-bounds taps x those channels
 };
-inline constexpr int kFeatureCount = 34;
+inline constexpr int kFeatureCount = 45;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

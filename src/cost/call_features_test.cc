@@ -57,7 +57,7 @@ TEST(ComputeCallFeatures, AWholeConvolutionCountsInBoundsTapsAndWork) {
   EXPECT_EQ(at(f, Feature::kWideBlocks), 16);          // one block of sixteen per pixel
   EXPECT_EQ(at(f, Feature::kRescaledElements), 0);     // float: no quantization
   // Not a fused call: none of the fused stages' counts.
-  for (int i = static_cast<int>(Feature::kMidPixels); i < kFeatureCount; ++i) {
+  for (int i = static_cast<int>(Feature::kMidPixels); i <= static_cast<int>(Feature::kResidualElements); ++i) {
     EXPECT_EQ(f[static_cast<size_t>(i)], 0) << feature_name(static_cast<Feature>(i));
   }
 }
@@ -82,6 +82,94 @@ TEST(ComputeCallFeatures, AnAccumulateCallDoesItsShareOfTheWork) {
   const FeatureVector f = compute_call_features(g);
   EXPECT_EQ(at(f, Feature::kInboundWork), 300);
   EXPECT_EQ(at(f, Feature::kTapVisits), 300);  // the taps are visited all the same
+}
+
+// A 5x5 depthwise over a small image, as MCUNet's late blocks have them:
+// input [1,6,6,10], padding 2, stride 1, output [1,6,6,10]. Along rows (and
+// cols) outputs 0..5 see 3, 4, 5, 5, 4, 3 taps (sum 24); outputs 2 and 3 see
+// the whole window. So 4 interior pixels and 32 border pixels: the window
+// totals alone priced such a call at 3x its measured instructions on the
+// Cortex-M4 (mcunet_vww, in place), where border pixels take the slower
+// per-pixel path.
+CallGeometry make_small_depthwise(const testing::TestGraph& t, const ir::Node& node) {
+  CallGeometry geometry;
+  geometry.graph = &t.graph;
+  geometry.node = &node;
+  geometry.written = {{0, 1}, {0, 6}, {0, 6}, {0, 10}};
+  geometry.read_elements = 360;
+  return geometry;
+}
+
+TEST(ComputeCallFeatures, DepthwisePathsSplitInteriorFromBorderPixels) {
+  testing::TestGraph t;
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = 5;
+  a.pad = {2, 2, 2, 2};
+  t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 6, 6, 10}), t.constant({1, 5, 5, 10})}, a);
+  const FeatureVector f = compute_call_features(make_small_depthwise(t, t.graph.nodes.front()));
+  // Channels [0, 10): groups [0, 4) and [4, 8), channels 8 and 9 one at a time.
+  EXPECT_EQ(at(f, Feature::kInteriorPixelGroups), 8);      // 2 x 2 pixels x 2 groups
+  EXPECT_EQ(at(f, Feature::kInteriorTapGroups), 200);      // x 25 taps
+  EXPECT_EQ(at(f, Feature::kInteriorTapRowGroups), 40);    // x 5 window rows
+  EXPECT_EQ(at(f, Feature::kInteriorTapStepGroups), 120);  // x 3 steps of two taps (the last one tap)
+  EXPECT_EQ(at(f, Feature::kInteriorRunGroups), 4);        // rows 2 and 3, 2 groups
+  EXPECT_EQ(at(f, Feature::kBorderPixels), 32);            // 36 - 4
+  EXPECT_EQ(at(f, Feature::kBorderPixelGroups), 64);
+  EXPECT_EQ(at(f, Feature::kBorderTapGroups), 952);        // (24 x 24 - 4 x 25) x 2
+  EXPECT_EQ(at(f, Feature::kBorderTapRowGroups), 248);     // (24 x 6 - 4 x 5) x 2
+  EXPECT_EQ(at(f, Feature::kUngroupedElements), 72);       // 36 pixels x 2 channels
+  EXPECT_EQ(at(f, Feature::kUngroupedTaps), 1152);         // 576 taps x 2 channels
+}
+
+TEST(ComputeCallFeatures, AnUnrolled3x3WindowHasNoTapLoop) {
+  testing::TestGraph t;
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = 3;
+  a.pad = {1, 1, 1, 1};
+  t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 8}), t.constant({1, 3, 3, 8})}, a);
+  CallGeometry g;
+  g.graph = &t.graph;
+  g.node = &t.graph.nodes.front();
+  g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 8}};
+  const FeatureVector f = compute_call_features(g);
+  EXPECT_EQ(at(f, Feature::kInteriorTapGroups), 72);  // 2 x 2 interior pixels x 9 taps x 2 groups
+  EXPECT_EQ(at(f, Feature::kInteriorTapRowGroups), 0);
+  EXPECT_EQ(at(f, Feature::kInteriorTapStepGroups), 0);
+}
+
+TEST(ComputeCallFeatures, AChannelChunkGroupsOnlyItsAlignedFours) {
+  testing::TestGraph t;
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = 5;
+  a.pad = {2, 2, 2, 2};
+  t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 6, 6, 10}), t.constant({1, 5, 5, 10})}, a);
+  CallGeometry g = make_small_depthwise(t, t.graph.nodes.front());
+  g.written[3] = {2, 9};  // channels 2, 3 alone, [4, 8) a group, 8 alone
+  const FeatureVector f = compute_call_features(g);
+  EXPECT_EQ(at(f, Feature::kInteriorPixelGroups), 4);
+  EXPECT_EQ(at(f, Feature::kBorderTapGroups), 476);
+  EXPECT_EQ(at(f, Feature::kUngroupedElements), 108);      // 36 x 3
+}
+
+// person_detect's first layer: a depthwise of multiplier 8 over one input
+// channel. Every output channel reads input channel i / 8, so no aligned
+// group shares its input: all run one at a time (the portable kernels'
+// per-channel loop).
+TEST(ComputeCallFeatures, ADepthMultiplierRunsEveryChannelAlone) {
+  testing::TestGraph t;
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = 3;
+  a.pad = {1, 1, 1, 1};
+  t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 1}), t.constant({1, 3, 3, 8})}, a);
+  CallGeometry g;
+  g.graph = &t.graph;
+  g.node = &t.graph.nodes.front();
+  g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 8}};
+  const FeatureVector f = compute_call_features(g);
+  EXPECT_EQ(at(f, Feature::kInteriorPixelGroups), 0);
+  EXPECT_EQ(at(f, Feature::kBorderPixelGroups), 0);
+  EXPECT_EQ(at(f, Feature::kUngroupedElements), 128);  // 16 pixels x 8 channels
+  EXPECT_EQ(at(f, Feature::kUngroupedTaps), 800);       // (10 x 10 taps, as ConvGraph) x 8
 }
 
 TEST(ComputeCallFeatures, ACopyHasShapeCountsButNoWork) {

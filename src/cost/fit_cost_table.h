@@ -4,7 +4,8 @@
 // extrapolate badly). One joint problem over the run counts and every
 // kernel's features, solved by block coordinate descent: each pass solves the
 // run block, then each kernel's block, by NNLS on what the other blocks leave
-// of the probes that use it (a block is at most 11 columns). Deterministic.
+// of the probes that use it (a kernel's block: one column per call feature).
+// Deterministic.
 #pragma once
 
 #include "cost/cost_table.h"
