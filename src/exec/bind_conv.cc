@@ -112,6 +112,8 @@ struct KernelRow {
        tf_##T##_dwconv2d_direct_rows__dsp},                                                                  \
       {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kInPlace, "tf_" #T "_dwconv2d_direct_inplace__dsp",    \
        tf_##T##_dwconv2d_direct_inplace__dsp},                                                               \
+      {#T, P::kDepthwisePlanarDsp, Op::kDepthwiseConv2D, K::kDepthwiseChannels,                              \
+       "tf_" #T "_dwconv2d_planar__dsp", tf_##T##_dwconv2d_planar__dsp},                                     \
       {#T, P::kIm2colDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_im2col__dsp",                         \
        tf_##T##_conv2d_im2col__dsp},                                                                         \
       {#T, P::kIm2colDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_im2col_rows__dsp",                        \

@@ -281,7 +281,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
   }
   const bool is_signed = dtype_token_ == "qs8";
   const auto channels = static_cast<size_t>(p.out_channels);
-  if (primitive == ConvPrimitive::kDepthwiseDsp) {
+  if (primitive == ConvPrimitive::kDepthwiseDsp || primitive == ConvPrimitive::kDepthwisePlanarDsp) {
     // int16 lanes of (weight + offset), [ceil(C/4)][KH][KW][4], two per word.
     const size_t taps = weights_.size() / channels, groups = (channels + 3) / 4;
     std::vector<uint32_t> words(groups * taps * 2, 0);
@@ -391,6 +391,7 @@ ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvCon
   facts.groups = p.groups;
   facts.depth_multiplier = p.depth_multiplier;
   facts.in_channels = p.in_channels;
+  facts.out_cols = call.outputs[0].rank() == 4 ? call.outputs[0].shape[2] : 0;
   facts.in_features = p.in_features;
   facts.call_in_channels = call.inputs[0].shape.back();
   // A view's shape is the tensor's: a chunk's width is its loop's tile.

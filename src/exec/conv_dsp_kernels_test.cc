@@ -299,6 +299,32 @@ std::vector<Case> make_depthwise_cases(ir::DType dtype) {
       }
     }
   }
+  // Through channel planes (with their workspace): output rows of
+  // kDepthwisePlanarMinCols and more, odd and even around the pairs of output
+  // pixels, channel groups of four and not, chunks starting off a group,
+  // padding on every side or none.
+  const Geometry planar[] = {
+      {"3x3 same", 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 valid", 3, 1, 1, {}},
+      {"3x3 top left", 3, 1, 1, {2, 2, 0, 0}},
+  };
+  for (const Geometry& g : planar) {
+    for (const ir::Shape& spatial : {ir::Shape{1, 5, 18, 0}, ir::Shape{1, 3, 19, 0}, ir::Shape{2, 4, 20, 0}}) {
+      for (int64_t channels : {int64_t{1}, int64_t{4}, int64_t{7}, int64_t{8}, int64_t{12}}) {
+        ir::Shape input = spatial;
+        input[3] = channels;
+        const Layer layer = make_layer(ir::OpType::kDepthwiseConv2D, channels, g.kernel, g.stride, g.dilation, g.pad);
+        const std::string name = describe(dtype, std::string("DepthwiseConv2D planes ") + g.name, input, channels);
+        const Net net = make_net(dtype, input, layer);
+        cases.push_back({name + " whole", "dwconv2d_planar__dsp", net, Mode::kWhole, 0, true});
+        for (int64_t tile : {int64_t{1}, int64_t{3}, int64_t{5}}) {
+          if (tile > channels) continue;
+          cases.push_back({name + " chunks of " + std::to_string(tile), "dwconv2d_planar__dsp", net,
+                           Mode::kChannelChunks, tile, true});
+        }
+      }
+    }
+  }
   return cases;
 }
 
@@ -532,6 +558,13 @@ TEST(ConvDspKernels, SegmentKernelsMatchTheReferenceOverlappedAtTheirDistance) {
   }
 }
 
+// The same depthwise case given its workspace: the channel-plane kernel.
+Case with_planes(Case c) {
+  c.kernel = "dwconv2d_planar__dsp";
+  c.workspaces = true;
+  return c;
+}
+
 // A channel whose weights are all zero, as quantisers leave a dead channel:
 // a tiny weight scale (a right shift near 28) and a bias near 2^30, the
 // accumulator requantize.h cannot double (found in vww_96_int8, whose 1x1
@@ -540,7 +573,7 @@ TEST(ConvDspKernels, SegmentKernelsMatchTheReferenceOverlappedAtTheirDistance) {
 TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
   for (ir::OpType op : {ir::OpType::kConv2D, ir::OpType::kDepthwiseConv2D}) {
     const bool depthwise = op == ir::OpType::kDepthwiseConv2D;
-    const ir::Shape input{1, 4, 5, 8};
+    const ir::Shape input{1, 4, depthwise ? kDepthwisePlanarMinCols : 5, 8};  // planes: their narrowest rows
     Case c{depthwise ? "DepthwiseConv2D 3x3 with a dead channel" : "Conv2D 1x1 with a dead channel",
            depthwise ? "dwconv2d_direct__dsp" : "conv2d_1x1__dsp",
            make_net(ir::DType::kI8, input, make_layer(op, 8, depthwise ? 3 : 1, 1, 1, depthwise ? ir::Padding2D{1, 1, 1, 1}
@@ -555,6 +588,7 @@ TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
     for (int32_t bias : {int32_t{1} << 30, -(int32_t{1} << 30) + 7}) {
       std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
       expect_case_runs_its_kernel_and_matches(c);
+      if (depthwise) expect_case_runs_its_kernel_and_matches(with_planes(c));
     }
   }
 }
@@ -566,7 +600,7 @@ TEST(ConvDspKernels, ALayerWithADeadChannelStillRunsItsDspKernelExactly) {
 TEST(ConvDspKernels, AChannelOfMultiplierZeroStillRunsItsDspKernelExactly) {
   for (ir::OpType op : {ir::OpType::kConv2D, ir::OpType::kDepthwiseConv2D}) {
     const bool depthwise = op == ir::OpType::kDepthwiseConv2D;
-    const ir::Shape input{1, 4, 5, 8};
+    const ir::Shape input{1, 4, depthwise ? kDepthwisePlanarMinCols : 5, 8};  // planes: their narrowest rows
     Case c{depthwise ? "DepthwiseConv2D 3x3 with a zero-scale channel" : "Conv2D 1x1 with a zero-scale channel",
            depthwise ? "dwconv2d_direct__dsp" : "conv2d_1x1__dsp",
            make_net(ir::DType::kI8, input, make_layer(op, 8, depthwise ? 3 : 1, 1, 1, depthwise ? ir::Padding2D{1, 1, 1, 1}
@@ -576,6 +610,7 @@ TEST(ConvDspKernels, AChannelOfMultiplierZeroStillRunsItsDspKernelExactly) {
     for (int32_t bias : {int32_t{2147483000}, int32_t{-2147483000}}) {
       std::memcpy(c.net.graph.tensor(node.inputs[2]).data.data(), &bias, sizeof bias);
       expect_case_runs_its_kernel_and_matches(c);
+      if (depthwise) expect_case_runs_its_kernel_and_matches(with_planes(c));
     }
   }
 }

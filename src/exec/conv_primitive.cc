@@ -8,7 +8,8 @@ namespace tinyfit::exec {
 namespace {
 
 constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,         ConvPrimitive::kIm2colDsp,
-                                      ConvPrimitive::kPointwiseDsp,      ConvPrimitive::kDepthwiseDsp,
+                                      ConvPrimitive::kPointwiseDsp,      ConvPrimitive::kDepthwisePlanarDsp,
+                                      ConvPrimitive::kDepthwiseDsp,
                                       ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kWinogradFloat,
                                       ConvPrimitive::kIm2colFloat,       ConvPrimitive::kDirect};
 
@@ -49,6 +50,8 @@ std::string_view conv_primitive_name(ConvPrimitive primitive) {
       return "direct";
     case ConvPrimitive::kDepthwiseDsp:
       return "depthwise_dsp";
+    case ConvPrimitive::kDepthwisePlanarDsp:
+      return "depthwise_planar_dsp";
     case ConvPrimitive::kIm2colDsp:
       return "im2col_dsp";
     case ConvPrimitive::kPointwiseDsp:
@@ -78,6 +81,11 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
   switch (primitive) {
     case ConvPrimitive::kDepthwiseDsp:
       return call.op == ir::OpType::kDepthwiseConv2D && call.depth_multiplier == 1 && is_whole_or_chunk(call);
+    case ConvPrimitive::kDepthwisePlanarDsp:
+      return call.op == ir::OpType::kDepthwiseConv2D && call.depth_multiplier == 1 && is_whole_or_chunk(call) &&
+             !call.row_chunk && !call.in_place && call.kernel_h == 3 && call.kernel_w == 3 && call.stride_h == 1 &&
+             call.stride_w == 1 && call.dilation_h == 1 && call.dilation_w == 1 &&
+             call.out_cols >= kDepthwisePlanarMinCols;
     case ConvPrimitive::kIm2colDsp:
       if (call.op != ir::OpType::kConv2D || call.in_place) return false;
       if (call.mode == plan::CallMode::kAccumulate) return call.groups == 1 && call.kernel_h * call.kernel_w == 1;
@@ -106,6 +114,9 @@ int64_t count_workspace_bytes(ConvPrimitive primitive, const ConvCallFacts& call
   }
   if (primitive == ConvPrimitive::kWinogradFloat) {
     return tf_f32_conv2d_winograd_workspace_bytes(static_cast<int32_t>(call.in_channels));
+  }
+  if (primitive == ConvPrimitive::kDepthwisePlanarDsp) {
+    return tf_dwconv2d_planar_workspace_bytes(static_cast<int32_t>(call.out_cols));
   }
   if (primitive != ConvPrimitive::kIm2colDsp) return 0;
   const int64_t tap_channels =

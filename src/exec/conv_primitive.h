@@ -5,7 +5,8 @@
 // per call mode and dtype: the portable direct loops (every mode, no
 // workspace), and the __dsp kernels (16-bit SIMD of the Cortex-M DSP
 // extension, portable C on the host): depthwise with multiplier 1; Conv2D as
-// partial im2col + GEMM (a workspace of four im2col columns); 1x1 Conv2D and
+// partial im2col + GEMM (a workspace of four im2col columns); depthwise 3x3
+// through channel planes (a workspace of the window's rows); 1x1 Conv2D and
 // FullyConnected straight from the int8 input (no workspace); and for
 // float32 Conv2D, partial im2col + GEMM and Winograd F(2x2, 3x3) (3x3,
 // stride 1), each with a workspace.
@@ -27,6 +28,8 @@ namespace tinyfit::exec {
 enum class ConvPrimitive {
   kDirect,             // tf_*_{conv2d,dwconv2d,fully_connected}_direct*: every mode
   kDepthwiseDsp,       // tf_*_dwconv2d_direct*__dsp: multiplier 1; whole, chunk, rows, in place
+  kDepthwisePlanarDsp, // tf_*_dwconv2d_planar__dsp: multiplier 1, 3x3, stride 1, dilation 1; whole,
+                       // chunk (a workspace of channel planes)
   kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
   kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
@@ -39,6 +42,12 @@ enum class ConvPrimitive {
 // The widest call the window kernel takes: wider ones amortise im2col's
 // gathered patches over enough channels to be faster.
 inline constexpr int64_t kWindowDspMaxChannels = 2;
+// The narrowest output rows the depthwise plane kernel takes: each row of a
+// channel pays about 200 instructions of set-up, about 20 fewer a pixel
+// than the workspace-free kernel afterwards (vww_96 on the Cortex-M4: 48 and
+// 24 pixels wide 861,600 -> 527,800 and 822,120 -> 627,160 instructions; its
+// 12, 6 and 3 pixel rows together 552,000 more).
+inline constexpr int64_t kDepthwisePlanarMinCols = 16;
 // The narrowest call the float32 primitives take (conv_primitive.cc).
 inline constexpr int64_t kFloatFastMinChannels = 4;
 std::string_view conv_primitive_name(ConvPrimitive primitive);  // "im2col_dsp", ...
@@ -56,6 +65,7 @@ struct ConvCallFacts {
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t groups = 1, depth_multiplier = 1;
   int64_t in_channels = 0;          // of the node's input
+  int64_t out_cols = 0;             // of the call's output view (width)
   int64_t in_features = 0;          // FullyConnected: In (a multiple of in_channels)
   int64_t call_in_channels = 0;     // of the call's input view (an accumulate chunk: the tile)
   int64_t call_out_channels = 0;    // of the call's output view (a chunk: the tile)
@@ -80,7 +90,8 @@ inline constexpr int64_t kConvWorkspaceAlignment = 8;
 // Order by instructions measured on the emulated Cortex-M4
 // (docs/benchmarks/mcu_latency.md): the window kernel for chunks of one or two
 // channels (it serves nothing wider), then im2col + GEMM before the
-// workspace-free 1x1 kernel, all before the direct loops; for float32,
+// workspace-free 1x1 kernel, depthwise planes before the workspace-free
+// depthwise kernel, all before the direct loops; for float32,
 // Winograd before im2col + GEMM (docs/primitive_selection.md).
 ConvPrimitive choose_conv_primitive(const ConvCallFacts& call);
 

@@ -241,6 +241,45 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
   }
 }
 
+// The depthwise channel-plane kernel (ACLE intrinsics on the board) with its
+// workspace: 3x3 stride 1 over six channels (a group of four, then two lane
+// by lane) in rows of 17 pixels (odd: the last pair computes one column past
+// the row), padded on every side, int8 and uint8. The board's bytes must equal
+// the plan executor's.
+TEST(EmittedCFastKernels, CortexM4RunsOfTheDepthwisePlaneKernelEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  for (DType dtype : {DType::kI8, DType::kU8}) {
+    exec::conv_test::Net net;
+    net.dtype = dtype;
+    exec::conv_test::Layer depthwise;
+    depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 6;
+    depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
+    depthwise.activation = exec::conv_test::relu6();
+    net.set_output(net.add_layer("depthwise", net.add_input({1, 5, 17, 6}), depthwise));
+    Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+    ASSERT_TRUE(m) << m.error().format();
+    Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
+    ASSERT_TRUE(plan) << plan.error().format();
+    Result<int> added = exec::add_kernel_workspaces(m->graph, *plan);
+    ASSERT_TRUE(added && *added == 1) << "the depthwise takes its channel planes";
+    ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
+    Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+    ASSERT_TRUE(executed) << executed.error().format();
+    const std::string name = std::string("fast_kernels/planes_") + std::string(ir::dtype_name(dtype));
+    Result<EmittedBuild> build =
+        emit_and_build(m->graph, *plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+    ASSERT_TRUE(build) << build.error().format();
+    const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_dwconv2d_planar__dsp";
+    EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), kernel), build->model.kernels.end())
+        << name << " runs " << kernel;
+    Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+    ASSERT_TRUE(report) << report.error().format();
+    EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+  }
+}
+
 // The fused inverted bottleneck's __dsp kernel (ACLE intrinsics on the board)
 // at its edges, each block one call whose output overlaps its input at the
 // distance the compiler derives, in both traversals: mid pixels two at a time

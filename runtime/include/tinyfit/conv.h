@@ -203,6 +203,21 @@ void tf_qs8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* ou
 void tf_qu8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                          uint8_t* workspace, int32_t line_rows);
 
+/* DepthwiseConv2D 3x3, stride 1, dilation 1, multiplier 1, through 16-bit
+ * channel planes of the window's rows (kernel_templates/dwconv2d_planar_dsp.h;
+ * weights as the __dsp kernel above); whole / chunk calls as
+ * tf_*_dwconv2d_direct, with a `workspace` (8-byte aligned) of
+ * tf_dwconv2d_planar_workspace_bytes(output cols) bytes: four planes of three
+ * rows of 2 * (P + 1) lanes and P pairs of int32 sums, P = ceil(output cols / 2). */
+static inline int32_t tf_dwconv2d_planar_workspace_bytes(int32_t out_cols) {
+  const int32_t pairs = (out_cols + 1) / 2;
+  return 48 * (pairs + 1) + 8 * pairs;
+}
+void tf_qs8_dwconv2d_planar__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 uint8_t* workspace, int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_qu8_dwconv2d_planar__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                 uint8_t* workspace, int32_t out_begin, int32_t out_end, int32_t in_begin);
+
 /* Conv2D as partial im2col + GEMM (kernel_templates/conv2d_im2col_dsp.h):
  * weights int8 / uint8, K = KH * KW * Cin / groups per channel rounded up to
  * K4, a multiple of four, with zeros: whole / chunk and rows calls take them
