@@ -1,7 +1,10 @@
 #include "driver/device_row_programs.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+
+#include "devices/order_block_moves.h"
 
 namespace tinyfit::driver {
 namespace {
@@ -14,41 +17,21 @@ codegen::StaticView make_block_view(int64_t offset, int64_t bytes) {
   return codegen::StaticView{offset, ir::DType::kU8, {bytes}, {1}, {0}};
 }
 
-bool overlap(const codegen::StaticView& a, const codegen::StaticView& b) {
-  return a.offset_bytes < b.offset_bytes + b.count_bytes() && b.offset_bytes < a.offset_bytes + a.count_bytes();
-}
-
-// Device 0's moves in an order where no move overwrites bytes a later move
-// still reads: move j comes after move i when j lands on i's source. Kahn's
-// algorithm, the lowest index first among the ready ones (deterministic).
-// O(n^2) in the boundary tensors (a handful). A cycle is exit 2.
-Result<std::vector<codegen::LocalCopy>> order_moves(std::vector<codegen::LocalCopy> moves) {
-  const size_t n = moves.size();
-  std::vector<int> waiting(n, 0);  // how many moves must read before this one writes
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      if (i != j && overlap(moves[j].to, moves[i].from)) ++waiting[j];
-    }
+// Device 0's moves in an order where none overwrites bytes a later one still
+// reads (devices/order_block_moves.h); a cycle is exit 2.
+Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::LocalCopy>& moves) {
+  std::vector<devices::BlockMove> blocks;
+  for (const codegen::LocalCopy& m : moves) {
+    blocks.push_back({m.from.offset_bytes, m.to.offset_bytes, m.to.count_bytes()});
+  }
+  const std::optional<std::vector<int>> order = devices::order_block_moves(blocks);
+  if (!order) {
+    return fail("--emit c with --partition rows: device 0's boundary rows cannot move into the tail's input "
+                "without overwriting one another (two blocks land on each other's rows); not built yet (issue 14)",
+                ExitCode::kBadCommandLine);
   }
   std::vector<codegen::LocalCopy> ordered;
-  std::vector<bool> done(n, false);
-  while (ordered.size() < n) {
-    size_t next = n;
-    for (size_t i = 0; i < n && next == n; ++i) {
-      if (!done[i] && waiting[i] == 0) next = i;
-    }
-    if (next == n) {
-      return fail("--emit c with --partition rows: device 0's boundary rows cannot move into the tail's input "
-                  "without overwriting one another (a cycle of " +
-                      std::to_string(n - ordered.size()) + " blocks); not built yet (issue 14)",
-                  ExitCode::kBadCommandLine);
-    }
-    done[next] = true;
-    for (size_t j = 0; j < n; ++j) {
-      if (j != next && overlap(moves[j].to, moves[next].from)) --waiting[j];
-    }
-    ordered.push_back(moves[next]);
-  }
+  for (int i : *order) ordered.push_back(moves[static_cast<size_t>(i)]);
   return ordered;
 }
 
@@ -110,7 +93,7 @@ Result<RowPrograms> make_row_programs(const RowsCompileReport& report) {
       }
     }
   }
-  TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(std::move(moves)));
+  TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
   out.steps[0].insert(out.steps[0].end(), ordered.begin(), ordered.end());
   for (size_t d = 1; d < n; ++d) {
     for (size_t b = 0; b < report.boundary.size(); ++b) {
