@@ -116,11 +116,24 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   TINYFIT_ASSIGN_OR_RETURN(CompileCandidate ordinary, build_operator_candidate(graph, bg, given, "", {}, options));
   add(std::move(ordinary));
 
-  // The --order search (exact / hierarchical / best), polled against
-  // --time-limit; with `inplace` it chooses the order and the in-place
-  // merges together. Without ordering, the model's order (and its merges).
   const bool ordering = options.techniques.order && options.order != "given";
-  auto search_order = [&](bool inplace) {
+  // --time-limit is shared by the searches that follow, one after another:
+  // each gets an equal part of what is left (Deadline::share), so that one
+  // search that would run to the limit (PEX's scheduler on NAS cells) does
+  // not leave the later ones (motes, the overlap placements) no time.
+  int searches_left = (ordering ? 1 : 0) + (options.techniques.inplace ? 1 : 0) + (options.techniques.pex ? 1 : 0) +
+                      (options.techniques.motes ? 1 : 0) + (options.techniques.overlap ? 1 : 0);
+  auto next_search_options = [&]() {
+    CompileOptions part = options;
+    part.deadline = options.deadline.share(searches_left--);
+    return part;
+  };
+
+  // The --order search (exact / hierarchical / best), polled against its
+  // part of --time-limit; with `inplace` it chooses the order and the
+  // in-place merges together. Without ordering, the model's order (and its
+  // merges).
+  auto search_order = [&](bool inplace, const Deadline& deadline) {
     if (!ordering) {
       schedule::ScoredOrder scored = schedule::score_order(bg, given, inplace);
       schedule::OrderResult result;
@@ -133,7 +146,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     TINYFIT_CHECK(algorithm != nullptr) << "unknown order '" << options.order << "'";
     schedule::OrderOptions order_options;
     order_options.inplace = inplace;
-    order_options.deadline = options.deadline;
+    order_options.deadline = deadline;
     if (options.progress) {
       const std::string phase = inplace ? "ordering with in-place" : "ordering";
       order_options.progress = [progress = options.progress, phase](double f) { progress(phase, f); };
@@ -152,10 +165,11 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   //    Its order is also where the motes search starts.
   analysis::Order plain_order = given;
   if (ordering) {
-    const schedule::OrderResult ordered = search_order(false);
+    const CompileOptions part = next_search_options();
+    const schedule::OrderResult ordered = search_order(false, part.deadline);
     plain_order = ordered.order;
     TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c,
-                             build_operator_candidate(graph, bg, ordered.order, order_name, {}, options));
+                             build_operator_candidate(graph, bg, ordered.order, order_name, {}, part));
     c.note = describe_order(ordered);
     add(std::move(c));
   }
@@ -163,9 +177,10 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   // 3. inplace: the order chosen with its merges (they depend on where
   //    inputs die), so "optimal" covers the plan that is built.
   if (options.techniques.inplace) {
-    const schedule::OrderResult ordered = search_order(true);
+    const CompileOptions part = next_search_options();
+    const schedule::OrderResult ordered = search_order(true, part.deadline);
     TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_operator_candidate(graph, bg, ordered.order, order_name,
-                                                                          ordered.inplace_choices, options));
+                                                                          ordered.inplace_choices, part));
     if (ordering) c.note = describe_order(ordered);
     add(std::move(c));
   }
@@ -174,7 +189,8 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   //    under --sram each loop takes the largest tile that fits. Skipped and
   //    reported when the scheduler is not built yet.
   if (options.techniques.pex) {
-    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_pex_candidate(graph, options.techniques.inplace, options));
+    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c,
+                             build_pex_candidate(graph, options.techniques.inplace, next_search_options()));
     add(std::move(c));
   }
 
@@ -183,7 +199,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   if (options.techniques.motes) {
     TINYFIT_ASSIGN_OR_RETURN(CompileCandidate c, build_motes_candidate(graph, bg, plain_order,
                                                                        report.ordinary().predicted_instructions,
-                                                                       options));
+                                                                       next_search_options()));
     add(std::move(c));
   }
 
@@ -191,12 +207,13 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   //    it (the chosen order, in place or not, and PEX): fused inverted
   //    bottlenecks and outputs over the inputs they consume, placed again.
   if (options.techniques.overlap) {
+    const CompileOptions part = next_search_options();
     const size_t built = report.candidates.size();
     for (size_t i = built > 1 ? 1 : 0; i < built; ++i) {  // the order's plan replaces ordinary's
       // Not yet on MOTES's row loops: overlap inside loops is not built.
       if (!report.candidates[i].built || report.candidates[i].rank == LatencyRank::kMotes) continue;
       TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> c,
-                               build_overlap_candidate(graph, report.candidates[i], options));
+                               build_overlap_candidate(graph, report.candidates[i], part));
       if (c) add(std::move(*c));
     }
   }

@@ -272,7 +272,8 @@ CommandAction setup_compile_command(CLI::App& app) {
                  "PEX accumulator precision: 32 (exact), 16 or 8 (PEX 3.4, not exact)")
       ->check(CLI::IsMember({32, 16, 8}))
       ->capture_default_str();
-  app.add_option("--time-limit", cli->time_limit_seconds, "seconds for the searches (best found so far after)")
+  app.add_option("--time-limit", cli->time_limit_seconds,
+                 "seconds for the searches, shared: each an equal part of what is left (best found so far after)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   CLI::Option* json = app.add_flag("--json", cli->json, "print one JSON object instead of tables");
