@@ -250,13 +250,18 @@ TEST(BindSegment, ResidualBottleneckRunsInPlace) {
 
 TEST(BindSegment, OneStepPastTheLimitClobbersInputTheKernelStillReads) {
   // With these data a clobbered input byte changes some output: the limit the
-  // compiler derives is the kernels' real one, not merely a safe bound.
+  // compiler derives is the kernels' real one, not merely a safe bound. The
+  // fused block runs the portable kernel (asymmetric projection weights),
+  // whose access order is the record's; the __dsp one reads the second
+  // output pixel of a pair earlier, for which the limit is a safe bound.
   Net conv = make_net(ir::DType::kI8, {1, 1, 9, 8});
   Layer layer;
   layer.out_channels = 12;
   conv.set_output(conv.add_layer("conv", conv.graph.inputs[0], layer));
   Net fused = make_net(ir::DType::kI8, {1, 7, 6, 4});
   fused.set_output(conv_test::add_inverted_bottleneck(fused, "block", fused.graph.inputs[0], {12, 6, 1, 1, 3, 2, false, true}));
+  make_weights_asymmetric(fused, {2});
+  EXPECT_EQ(name_kernel(fused), "tf_qs8_inverted_bottleneck_segment");
   for (const Net* net : {&conv, &fused}) {
     const std::vector<TensorData> expected = run_reference(net->graph, net->inputs).value();
     for (plan::Traversal traversal : {plan::Traversal::kAscending, plan::Traversal::kDescending}) {

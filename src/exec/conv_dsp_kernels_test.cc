@@ -455,7 +455,8 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       // Mid pixels two at a time (segment_mid_pair_end): pairs across row
       // ends, an odd count whose last mid is alone, seven input channels (the
       // pair dot's tail of three), mid channels past a block of four (the
-      // short block pixel by pixel).
+      // short block pixel by pixel). Output pixels two at a time too: an odd
+      // count whose last pixel is alone, with a residual and an odd Cout.
       {"mid pairs across rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
       {"mid pairs stride 2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
   };

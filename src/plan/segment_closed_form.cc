@@ -145,9 +145,11 @@ int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
 }
 
 int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel) {
-  const int64_t ring_bytes = (compute_segment_ring_pixels(kernel) + 1) * kernel.mid_channels * kernel.element_bytes;
+  const int64_t elements = (compute_segment_ring_pixels(kernel) + 2) * kernel.mid_channels +
+                           (kernel.residual ? 2 * kernel.out_channels : 0);
   const bool paired = kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1;
-  return paired ? ring_bytes + 8 + kernel.in_channels / 4 * 16 : ring_bytes;
+  const int64_t widened = std::max(paired ? kernel.in_channels : 0, kernel.mid_channels);
+  return elements * kernel.element_bytes + 8 + widened / 4 * 16;
 }
 
 }  // namespace tinyfit::plan

@@ -42,9 +42,10 @@ OverlapLimit compute_overlap_limit(const SegmentKernel& kernel);
 int64_t compute_segment_ring_pixels(const SegmentKernel& kernel);
 
 // The fused inverted bottleneck's workspace in bytes, as tinyfit/segment.h
-// lays it out: the ring and one depthwise pixel; with a 1x1 expand (mids in
-// pairs) also the pair's inputs widened to 16-bit lanes for the __dsp expand
-// (16 bytes per four input channels, 8-byte aligned: 8 bytes of slack).
+// lays it out: the ring, a pair's two depthwise pixels and, with a
+// residual, two projected pixels, then 16-bit lanes (16 bytes per four channels, 8-byte aligned: 8
+// bytes of slack) where the __dsp kernel widens a pair's depthwise pixels
+// for the projection and, with a 1x1 expand (mids in pairs), a pair's inputs.
 // Requires: op == kInvertedBottleneck.
 int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel);
 

@@ -72,11 +72,17 @@ void tf_f32_dwconv2d_segment(const tf_view* input, const tf_view* output, const 
  * rows, cols) lives in slot i mod ring_pixels. Per output pixel: the
  * depthwise into one mid pixel of workspace, then per block of
  * TF_SEGMENT_CONV_BLOCK output channels the projection, the residual block
- * of the input pixel (loaded), the block stored. Workspace: ring_pixels *
- * mid_channels + mid_channels elements; with a 1x1 expand 8 + 16 * floor(Cin
- * / 4) bytes more, where the __dsp kernel widens a pair's inputs (at the
- * first 8-byte boundary after the depthwise pixel; the portable kernel
- * leaves them unused). */
+ * of the input pixel (loaded), the block stored. The __dsp kernel takes the
+ * output pixels in pairs of positions (2i, 2i + 1): both depthwise pixels
+ * (the second one's expand reads moved before the first one's stores, which
+ * only makes reads earlier), then both projections, then each pixel's
+ * residual loads and stores in the order above. Workspace: (ring_pixels + 2)
+ * * mid_channels elements (the ring, two depthwise pixels), with a residual
+ * 2 * out_channels more (two projected pixels), then 8 + 16 * floor(max(Cin
+ * with a 1x1 expand, else 0; mid_channels) / 4) bytes where the __dsp kernel
+ * widens a pair's depthwise pixels and expand inputs (at the first 8-byte
+ * boundary after the projected pixels; the portable kernel leaves all but
+ * the ring and one depthwise pixel unused). */
 typedef struct tf_inverted_bottleneck_params {
   const tf_conv_params* expand;
   const tf_conv_params* depthwise;

@@ -7,26 +7,33 @@
  * them, int16 lanes with the weight offset added, [ceil(C/4)][KH][KW][4]).
  * Bit for bit the reference.
  *
- * Per output pixel: the expanded pixels it needs last into their ring slots
- * (a 1x1 expand in pairs, segment_last_computed_mid, each pair's inputs
- * widened once into the workspace and every weight loaded once for both,
- * two channels at a time: ib_dsp_expand_pair); the
- * depthwise over the ring taps, four channels per pass with SMLAxy as
- * dwconv2d_dsp.h, the weights of the window's
- * in-bounds rectangle in order (a whole 3x3 window unrolled); the
- * projection block by block (dot_dsp_block.h, a short last block a pair at a
- * time), requantised, the residual block loaded and added with the element
- * arithmetic of the ADD kernels (quantized_add.h's SMMLAR form when the
- * parameters allow it, TFLite's as written otherwise), then stored.
+ * Output pixels in pairs of traversal positions (the last alone when the
+ * count is odd). Per pixel of a pair: the expanded pixels it needs last into
+ * their ring slots (a 1x1 expand in pairs, segment_last_computed_mid, each
+ * pair's inputs widened once into the workspace and every weight loaded once
+ * for both, two channels at a time: ib_dsp_expand_pair); the depthwise over
+ * the ring taps into its depthwise pixel, four channels per pass with SMLAxy
+ * as dwconv2d_dsp.h, the weights of the window's in-bounds rectangle in order
+ * (a whole 3x3 window unrolled). Then the projection of both depthwise pixels
+ * in one pass, the same way as the expand pair (ib_dsp_project_pair), into
+ * the output pixels (a lone pixel stored twice), or with a residual into
+ * two projected pixels of workspace, which are then added to their input pixels block by block with
+ * the element arithmetic of the ADD kernels (quantized_add.h's SMMLAR form
+ * when the parameters allow it, TFLite's as written otherwise) and stored.
  *
- * Access order: exactly inverted_bottleneck_segment.h's (plan/segment_kernel.h's
- * kInvertedBottleneck record, which verify_plan replays). Input and output
- * are touched only by the expand (per mid block, its window loaded, then the
- * block stored into the ring; the two mids of a pair interleaved, which
- * reorders loads among loads only), the residual loads and the output stores,
- * in the same order: a block's residual word is loaded before the block is
- * stored; the depthwise and the projection read the workspace (ring and
- * depthwise pixel), which no overlap involves. */
+ * Access order: inverted_bottleneck_segment.h's (plan/segment_kernel.h's
+ * kInvertedBottleneck record, which verify_plan replays) with reads moved
+ * earlier only. Input and output are touched only by the expand (per mid
+ * block, its window loaded, then the block stored into the ring; the two
+ * mids of a pair interleaved, which reorders loads among loads only), the
+ * residual loads and the output stores: the second pixel of a pair has its
+ * expand loads before the first pixel's stores (earlier than the record's,
+ * and an earlier read sees the same bytes: only this kernel writes the
+ * output); the stores and residual loads keep the record's order (a block's
+ * residual word loaded before the block is stored, pixel after pixel; without
+ * a residual a pair's stores have no load between them, so their order among
+ * themselves does not matter). The depthwise and the projection read the
+ * workspace, which no overlap involves. */
 #include "tinyfit/kernel_templates/conv_segment_dsp.h"
 #include "tinyfit/kernel_templates/dot_dsp_pair.h"
 #include "tinyfit/kernel_templates/dwconv2d_dsp_pixel.h"
@@ -130,67 +137,72 @@ static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_ds
   return add_general_value(x, projected, &r->fast);
 }
 
-/* The projection of one depthwise pixel `mid` into output pixel y, block by
- * block in traversal order: the block's sums, then its residual block of the
- * input pixel x loaded (when x is not NULL), then its stores. */
-TF_INNER_LOOP static void ib_dsp_project(const dsp_element* mid, const tf_conv_params* p, const dsp_clamp* clamp,
-                                         const dsp_element* x, const ib_dsp_residual* residual, int32_t descending,
-                                         dsp_element* y) {
+/* The projection of the depthwise pixels mid0 and mid1 (the same pixel twice
+ * when it is alone), requantised and clamped, into y0 and y1: both widened
+ * once into `columns` (dot_dsp_pair.h), then two output channels at a time
+ * against both, each weight loaded once for the pair, the channels' requant
+ * records once for both pixels; the inputs past the last group of four one by
+ * one, an odd last channel computed twice and stored once. Channels in any
+ * order: y0 and y1 are workspace, or output pixels between whose stores the
+ * kernel loads nothing (no residual). */
+TF_INNER_LOOP static void ib_dsp_project_pair(const dsp_element* mid0, const dsp_element* mid1, const tf_conv_params* p,
+                                              const dsp_clamp* clamp, uint64_t* columns, dsp_element* y0,
+                                              dsp_element* y1) {
   const dsp_element* weights = (const dsp_element*)p->weights;
   const int32_t* bias = (const int32_t*)p->bias;
-  const int32_t channels = p->in_channels, co = p->out_channels;
+  const int32_t channels = p->in_channels, co = p->out_channels, groups = channels >> 2, head = channels & ~3;
+  const int32_t x_offset = p->input_offset, w_offset = p->weight_offset;
+  int32_t c, i;
+  dot_dsp_pair_widen(mid0, mid1, channels, tf_splat_lanes(x_offset), columns);
+  for (c = 0; c < co; c += 2) {
+    const int32_t pair = c + 1 < co;
+    const dsp_element* w0 = weights + (ptrdiff_t)c * channels;
+    const dsp_element* w1 = pair ? w0 + channels : w0;
+    int32_t acc[4];
+    acc[0] = acc[2] = bias[c];
+    acc[1] = acc[3] = bias[c + pair];
+    dot_dsp_pair_2x2(columns, w0, w1, groups, tf_splat_lanes(w_offset), acc);
+    for (i = head; i < channels; ++i) {
+      const int32_t v0 = dsp_widen(w0[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
+      const int32_t p0 = dsp_widen(mid0[i], x_offset), p1 = dsp_widen(mid1[i], x_offset);
+      acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+    }
+    if (pair) {
+      const tf_requant_channel q0 = p->requant[c], q1 = p->requant[c + 1];
+      dsp_store2(y0 + c, dwconv_dsp_requantize(acc[0], &q0), dwconv_dsp_requantize(acc[1], &q1), clamp);
+      dsp_store2(y1 + c, dwconv_dsp_requantize(acc[2], &q0), dwconv_dsp_requantize(acc[3], &q1), clamp);
+    } else {
+      y0[c] = dsp_clamp_output(dwconv_dsp_requantize(acc[0], &p->requant[c]), clamp);
+      y1[c] = dsp_clamp_output(dwconv_dsp_requantize(acc[2], &p->requant[c]), clamp);
+    }
+  }
+}
+
+/* Output pixel y: input pixel x plus its `projected` elements (the residual
+ * add), block by block in traversal order, each block's input loaded before
+ * the block is stored. */
+TF_INNER_LOOP static void ib_dsp_add_residual(const dsp_element* projected, const dsp_element* x, int32_t co,
+                                              const ib_dsp_residual* residual, int32_t descending, dsp_element* y) {
   const int32_t blocks = (co + TF_SEGMENT_CONV_BLOCK - 1) / TF_SEGMENT_CONV_BLOCK;
   int32_t b, j;
   for (b = 0; b < blocks; ++b) {
-    int32_t oc_begin, oc_end, r[TF_SEGMENT_CONV_BLOCK];
+    int32_t oc_begin, oc_end;
+    dsp_element block[TF_SEGMENT_CONV_BLOCK];
     segment_block(b, co, TF_SEGMENT_CONV_BLOCK, descending, &oc_begin, &oc_end);
-    if (oc_end - oc_begin == TF_SEGMENT_CONV_BLOCK) {
-      int32_t acc[TF_SEGMENT_CONV_BLOCK];
-      acc[0] = bias[oc_begin], acc[1] = bias[oc_begin + 1], acc[2] = bias[oc_begin + 2], acc[3] = bias[oc_begin + 3];
-      dot_dsp_1x4(mid, weights + (ptrdiff_t)oc_begin * channels, channels, channels, p->input_offset,
-                  p->weight_offset, acc);
-      for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) r[j] = dwconv_dsp_requantize(acc[j], &p->requant[oc_begin + j]);
-      if (x == NULL) {
-        dsp_store4(y + oc_begin, r[0], r[1], r[2], r[3], clamp);
-      } else if (residual->fast_ok) {
-        const uint32_t xw = tf_load_u32(x + oc_begin); /* loaded before the block's store */
-        tf_store_u32(y + oc_begin,
-                     add_pack4(ib_dsp_add_value(add_byte(xw, 0), dsp_clamp_output(r[0], clamp), residual),
-                               ib_dsp_add_value(add_byte(xw, 1), dsp_clamp_output(r[1], clamp), residual),
-                               ib_dsp_add_value(add_byte(xw, 2), dsp_clamp_output(r[2], clamp), residual),
-                               ib_dsp_add_value(add_byte(xw, 3), dsp_clamp_output(r[3], clamp), residual),
-                               &residual->fast));
-      } else {
-        dsp_element block[TF_SEGMENT_CONV_BLOCK];
-        for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) block[j] = x[oc_begin + j];
-        for (j = 0; j < TF_SEGMENT_CONV_BLOCK; ++j) {
-          y[oc_begin + j] =
-              (dsp_element)tf_quantized_add_sub(block[j], dsp_clamp_output(r[j], clamp), residual->params, 0);
-        }
-      }
+    if (oc_end - oc_begin == TF_SEGMENT_CONV_BLOCK && residual->fast_ok) {
+      const uint32_t xw = tf_load_u32(x + oc_begin), pw = tf_load_u32(projected + oc_begin);
+      tf_store_u32(y + oc_begin, add_pack4(ib_dsp_add_value(add_byte(xw, 0), add_byte(pw, 0), residual),
+                                           ib_dsp_add_value(add_byte(xw, 1), add_byte(pw, 1), residual),
+                                           ib_dsp_add_value(add_byte(xw, 2), add_byte(pw, 2), residual),
+                                           ib_dsp_add_value(add_byte(xw, 3), add_byte(pw, 3), residual),
+                                           &residual->fast));
       continue;
     }
-    for (j = oc_begin; j < oc_end; j += 2) {
-      const int32_t pair = oc_end - j >= 2;
-      const dsp_element* w0 = weights + (ptrdiff_t)j * channels;
-      int32_t sums[2];
-      sums[0] = bias[j];
-      sums[1] = pair ? bias[j + 1] : 0;
-      dot_dsp_1x2(mid, w0, pair ? w0 + channels : w0, channels, p->input_offset, p->weight_offset, sums);
-      r[j - oc_begin] = dwconv_dsp_requantize(sums[0], &p->requant[j]);
-      if (pair) r[j + 1 - oc_begin] = dwconv_dsp_requantize(sums[1], &p->requant[j + 1]);
-    }
-    if (x != NULL) {
-      dsp_element block[TF_SEGMENT_CONV_BLOCK];
-      for (j = 0; j < oc_end - oc_begin; ++j) block[j] = x[oc_begin + j];
-      for (j = 0; j < oc_end - oc_begin; ++j) {
-        const dsp_element projected = dsp_clamp_output(r[j], clamp);
-        y[oc_begin + j] = residual->fast_ok
-                              ? (dsp_element)add_clamp(ib_dsp_add_value(block[j], projected, residual), &residual->fast)
-                              : (dsp_element)tf_quantized_add_sub(block[j], projected, residual->params, 0);
-      }
-    } else {
-      for (j = 0; j < oc_end - oc_begin; ++j) y[oc_begin + j] = dsp_clamp_output(r[j], clamp);
+    for (j = oc_begin; j < oc_end; ++j) block[j - oc_begin] = x[j];
+    for (j = oc_begin; j < oc_end; ++j) {
+      y[j] = residual->fast_ok
+                 ? (dsp_element)add_clamp(ib_dsp_add_value(block[j - oc_begin], projected[j], residual), &residual->fast)
+                 : (dsp_element)tf_quantized_add_sub(block[j - oc_begin], projected[j], residual->params, 0);
     }
   }
 }
@@ -275,53 +287,71 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const conv_segment_dsp_call expand = conv_segment_dsp_prepare(input, params->expand, &expand_window, descending);
   const dsp_clamp dw_clamp = dsp_make_clamp(dw), project_clamp = dsp_make_clamp(params->project);
   const int32_t mid_rows = params->mid_rows, mid_cols = params->mid_cols, mid_channels = dw->out_channels;
-  const int32_t out_rows = output->shape[1], out_cols = output->shape[2];
+  const int32_t out_rows = output->shape[1], out_cols = output->shape[2], co = params->project->out_channels;
   const int32_t pixels = output->shape[0] * out_rows * out_cols;
   const int32_t mids = output->shape[0] * mid_rows * mid_cols;
   const int32_t ring_pixels = params->ring_pixels;
   dsp_element* ring = (dsp_element*)(void*)workspace;
-  dsp_element* dw_pixel = ring + (ptrdiff_t)ring_pixels * mid_channels;
-  /* The pair's widened inputs: the first 8-byte boundary after dw_pixel. */
-  uint64_t* columns = (uint64_t*)(void*)(((uintptr_t)(dw_pixel + mid_channels) + 7u) & ~(uintptr_t)7u);
+  /* Then a pair's two depthwise pixels and, with a residual, two projected
+   * pixels. */
+  dsp_element* dw_pixels = ring + (ptrdiff_t)ring_pixels * mid_channels;
+  dsp_element* projected = dw_pixels + 2 * mid_channels;
+  /* The pair's widened expand inputs or depthwise pixels: the first 8-byte
+   * boundary after them. */
+  uint64_t* columns =
+      (uint64_t*)(void*)(((uintptr_t)(projected + (params->add ? 2 * co : 0)) + 7u) & ~(uintptr_t)7u);
   const dsp_element* taps[TF_SEGMENT_MAX_TAPS];
+  const dsp_element* x[2];
+  dsp_element* y[2];
   ib_dsp_residual residual;
   const int32_t paired = params->expand->kernel_h == 1 && params->expand->kernel_w == 1;
-  int32_t t, ky, kx, last, step = 1, next = 0; /* mid pixels computed so far, in traversal order */
+  int32_t t, i, ky, kx, last, step = 1, next = 0; /* mid pixels computed so far, in traversal order */
   residual.params = params->add;
   residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
-  for (t = 0; t < pixels; ++t) {
-    const int32_t pixel = segment_pixel(t, pixels, descending);
-    const int32_t n = pixel / (out_rows * out_cols), oy = pixel / out_cols % out_rows, ox = pixel % out_cols;
-    const int32_t iy0 = oy * dw->stride_h - dw->pad_top, ix0 = ox * dw->stride_w - dw->pad_left;
-    int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
-    conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
-    conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
-    /* The mid pixel this output needs last in traversal order (with a 1x1
-     * expand, computed with the rest of its pair: segment_last_computed_mid). */
-    needed = descending ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
-                        : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
-                              (kx_end - 1) * dw->dilation_w;
-    for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
-         next += step) {
-      step = next < last && paired ? 2 : 1;
-      ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, ring, ring_pixels,
-                    mid_channels, columns, descending);
-    }
-    for (ky = ky_begin; ky < ky_end; ++ky) {
-      const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
-      for (kx = kx_begin; kx < kx_end; ++kx) {
-        taps[tap_count++] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
+  /* Output pixels in pairs of traversal positions (2i, 2i + 1), the last
+   * alone when the count is odd: both depthwise pixels, then both
+   * projections, then each pixel's residual loads and stores in order. */
+  for (t = 0; t < pixels; t += 2) {
+    const int32_t count = pixels - t < 2 ? 1 : 2;
+    for (i = 0; i < count; ++i) {
+      const int32_t pixel = segment_pixel(t + i, pixels, descending);
+      const int32_t n = pixel / (out_rows * out_cols), oy = pixel / out_cols % out_rows, ox = pixel % out_cols;
+      const int32_t iy0 = oy * dw->stride_h - dw->pad_top, ix0 = ox * dw->stride_w - dw->pad_left;
+      int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
+      conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
+      conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
+      /* The mid pixel this output needs last in traversal order (with a 1x1
+       * expand, computed with the rest of its pair: segment_last_computed_mid). */
+      needed = descending
+                   ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
+                   : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
+                         (kx_end - 1) * dw->dilation_w;
+      for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
+           next += step) {
+        step = next < last && paired ? 2 : 1;
+        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, ring, ring_pixels,
+                      mid_channels, columns, descending);
       }
+      for (ky = ky_begin; ky < ky_end; ++ky) {
+        const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
+        for (kx = kx_begin; kx < kx_end; ++kx) {
+          taps[tap_count++] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
+        }
+      }
+      ib_dsp_depthwise(taps, ky_begin * dw->kernel_w + kx_begin, ky_end - ky_begin, kx_end - kx_begin, dw, &dw_clamp,
+                       dw_pixels + i * mid_channels);
+      x[i] = (const dsp_element*)input->data + n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
+      y[i] = (dsp_element*)output->data + n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
     }
-    ib_dsp_depthwise(taps, ky_begin * dw->kernel_w + kx_begin, ky_end - ky_begin, kx_end - kx_begin, dw, &dw_clamp,
-                     dw_pixel);
-    {
-      const ptrdiff_t at_out = n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
-      const ptrdiff_t at_in = n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
-      const dsp_element* x = params->add ? (const dsp_element*)input->data + at_in : NULL;
-      ib_dsp_project(dw_pixel, params->project, &project_clamp, x, &residual, descending,
-                     (dsp_element*)output->data + at_out);
+    if (params->add == NULL) {
+      /* A lone pixel is stored twice, the same values. */
+      ib_dsp_project_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, params->project, &project_clamp, columns,
+                          y[0], y[count - 1]);
+      continue;
     }
+    ib_dsp_project_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, params->project, &project_clamp, columns,
+                        projected, projected + co);
+    for (i = 0; i < count; ++i) ib_dsp_add_residual(projected + i * co, x[i], co, &residual, descending, y[i]);
   }
 }
 #endif
