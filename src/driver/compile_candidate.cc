@@ -323,7 +323,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
       return c.predicted_instructions.value_or(partition::kNoLatencyBudget);
     };
     const auto within = [&](const CompileCandidate& c) {
-      return !budgeted || predicted(c) <= options.latency_budget * ordinary_instructions.value_or(0.0);
+      return !instruction_limit || predicted(c) <= *instruction_limit;
     };
     // Whether a is better than b: within the budget before not, then the
     // smaller arena (within) or the faster (not), then the faster.

@@ -199,6 +199,27 @@ TEST(CompilePipeline, MotesRowLoopsRunBitExactWithOrdinaryMacsAndASmallerPeak) {
   EXPECT_TRUE(report->verification.verified) << report->verification.note;
 }
 
+// The random conv chains the motes tests compile: 6 operators over 40 x 12
+// pixels of at most 8 channels.
+row_chain::OracleCase make_motes_test_chain(uint64_t seed, ir::DType dtype = ir::DType::kI8) {
+  row_chain::ChainSpec spec;
+  spec.seed = seed;
+  spec.dtype = dtype;
+  spec.operators = 6;
+  spec.rows = 40;
+  spec.cols = 12;
+  spec.max_channels = 8;
+  return row_chain::make_random_row_chain(spec);
+}
+
+// The report's motes candidate (with overlap on, the overlap candidates
+// follow it).
+const CompileCandidate* find_motes_candidate(const CompileReport& report) {
+  const auto found = std::find_if(report.candidates.begin(), report.candidates.end(),
+                                  [](const CompileCandidate& k) { return k.rank == LatencyRank::kMotes; });
+  return found == report.candidates.end() ? nullptr : &*found;
+}
+
 // What a finite --latency-budget promises: the motes plan, when built, is
 // predicted at most delta x the ordinary plan's instructions (the latency
 // model, cost/), runs bit-exact in an arena of exactly its size and does the
@@ -223,14 +244,7 @@ void expect_budget_honoured(const ir::Graph& graph, const CompileReport& report,
 TEST(CompilePipeline, MotesHonoursAFiniteLatencyBudgetOnRandomConvChains) {
   int with_loops = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
-    row_chain::ChainSpec spec;
-    spec.seed = seed;
-    spec.dtype = seed % 3 == 0 ? ir::DType::kF32 : ir::DType::kI8;
-    spec.operators = 6;
-    spec.rows = 40;
-    spec.cols = 12;
-    spec.max_channels = 8;
-    const row_chain::OracleCase c = row_chain::make_random_row_chain(spec);
+    const row_chain::OracleCase c = make_motes_test_chain(seed, seed % 3 == 0 ? ir::DType::kF32 : ir::DType::kI8);
     for (double budget : {1.0, 1.02, 1.10}) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", delta " + std::to_string(budget));
       CompileOptions options = make_options("order,inplace,motes");
@@ -250,21 +264,14 @@ TEST(CompilePipeline, MotesHonoursAFiniteLatencyBudgetOnRandomConvChains) {
 TEST(CompilePipeline, MotesKeepsTheSmallestPlanOfItsSearchesWithinTheBudget) {
   int compared = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
-    row_chain::ChainSpec spec;
-    spec.seed = seed;
-    spec.operators = 6;
-    spec.rows = 40;
-    spec.cols = 12;
-    spec.max_channels = 8;
-    const row_chain::OracleCase c = row_chain::make_random_row_chain(spec);
+    const row_chain::OracleCase c = make_motes_test_chain(seed);
     SCOPED_TRACE("seed " + std::to_string(seed));
     CompileOptions options = make_options("order,inplace,motes,overlap");
     options.latency_budget = 1.10;
     Result<CompileReport> report = compile_model(c.graph, options);
     ASSERT_TRUE(report) << report.error().format();
-    const auto found = std::find_if(report->candidates.begin(), report->candidates.end(),
-                                    [](const CompileCandidate& k) { return k.rank == LatencyRank::kMotes; });
-    ASSERT_NE(found, report->candidates.end());
+    const CompileCandidate* found = find_motes_candidate(*report);
+    ASSERT_NE(found, nullptr);
     const CompileCandidate& motes = *found;
     if (!motes.built) continue;
     const std::string::size_type listed = motes.note.find("the searches' plans: ");
@@ -291,21 +298,14 @@ TEST(CompilePipeline, MotesFitsWorkspacesToTheBudgetWhenThoseWithinTheArenaAreTo
   constexpr double kBudget = 1.02;
   int fitted_smaller = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    row_chain::ChainSpec spec;
-    spec.seed = seed;
-    spec.operators = 6;
-    spec.rows = 40;
-    spec.cols = 12;
-    spec.max_channels = 8;
-    const row_chain::OracleCase c = row_chain::make_random_row_chain(spec);
+    const row_chain::OracleCase c = make_motes_test_chain(seed);
     SCOPED_TRACE("seed " + std::to_string(seed));
     CompileOptions options = make_options("order,inplace,motes,overlap");
     options.latency_budget = kBudget;
     Result<CompileReport> report = compile_model(c.graph, options);
     ASSERT_TRUE(report) << report.error().format();
-    const auto found = std::find_if(report->candidates.begin(), report->candidates.end(),
-                                    [](const CompileCandidate& k) { return k.rank == LatencyRank::kMotes; });
-    ASSERT_NE(found, report->candidates.end());
+    const CompileCandidate* found = find_motes_candidate(*report);
+    ASSERT_NE(found, nullptr);
     const CompileCandidate& motes = *found;
     if (!motes.built) continue;
     ASSERT_TRUE(motes.predicted_instructions && report->ordinary().predicted_instructions) << motes.note;

@@ -32,19 +32,7 @@ namespace tinyfit::mcu {
 namespace {
 
 CheckedModel make_chain() {
-  exec::conv_test::Net net;
-  exec::conv_test::Layer expand, depthwise, project, down;
-  expand.out_channels = 8, expand.kernel_h = expand.kernel_w = 3, expand.pad = {1, 1, 1, 1};
-  expand.activation = exec::conv_test::relu6();
-  depthwise.op = ir::OpType::kDepthwiseConv2D;
-  depthwise.out_channels = 8, depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
-  depthwise.activation = exec::conv_test::relu6();
-  project.out_channels = 8;
-  down.out_channels = 16, down.kernel_h = down.kernel_w = 3, down.stride = 2, down.pad = {1, 1, 1, 1};
-  ir::TensorId t = net.add_layer("expand", net.add_input({1, 16, 16, 4}), expand);
-  t = net.add_layer("depthwise", t, depthwise);
-  t = net.add_layer("project", t, project);
-  net.set_output(net.add_layer("down", t, down));
+  exec::conv_test::Net net = exec::conv_test::make_bottleneck_down_net({1, 16, 16, 4}, 8);
   net.graph.name = "rows_chain";
   Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
   EXPECT_TRUE(m) << m.error().format();

@@ -171,6 +171,26 @@ struct Net {
   void set_output(ir::TensorId y) { graph.outputs = {y}; }
 };
 
+// expand 3x3 (ReLU6) -> depthwise 3x3 (ReLU6), both `mid_channels` wide ->
+// project 1x1 to 8 channels -> 3x3 stride-2 conv to 16 channels, on an input
+// of `input_shape` (NHWC): a small bottleneck whose rows need a halo.
+inline Net make_bottleneck_down_net(const ir::Shape& input_shape, int64_t mid_channels) {
+  Net net;
+  Layer expand, depthwise, project, down;
+  expand.out_channels = mid_channels, expand.kernel_h = expand.kernel_w = 3, expand.pad = {1, 1, 1, 1};
+  expand.activation = relu6();
+  depthwise.op = ir::OpType::kDepthwiseConv2D;
+  depthwise.out_channels = mid_channels, depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
+  depthwise.activation = relu6();
+  project.out_channels = 8;
+  down.out_channels = 16, down.kernel_h = down.kernel_w = 3, down.stride = 2, down.pad = {1, 1, 1, 1};
+  ir::TensorId t = net.add_layer("expand", net.add_input(input_shape), expand);
+  t = net.add_layer("depthwise", t, depthwise);
+  t = net.add_layer("project", t, project);
+  net.set_output(net.add_layer("down", t, down));
+  return net;
+}
+
 // Hand-built plans: buffers placed one after another (no reuse), so any plan
 // the tests write is valid for verify_plan.
 class PlanBuilder {
