@@ -164,7 +164,7 @@ int run(int argc, char** argv) {
     }
     table.target = target->name;
     table.description = target->description;
-    table.generated = only_kernels.empty() ? generated : table.generated + "; rows refitted by " + generated;
+    if (only_kernels.empty()) table.generated = generated;
     size_t unmeasured = 0;
     for (size_t i = 0; i < programs.size(); ++i) {
       if (measured.instructions[i] <= 0) {
@@ -189,6 +189,9 @@ int run(int argc, char** argv) {
       cost::fit_cost_table(table);
     } else {
       cost::refit_kernel_rows(table, only_kernels);
+      for (const std::string& kernel : only_kernels) {
+        if (auto row = table.kernels.find(kernel); row != table.kernels.end()) row->second.refitted = generated;
+      }
     }
     table.unmeasured.clear();
     for (const std::string& kernel : list_defined_kernels()) {

@@ -74,6 +74,7 @@ Result<CostTable> parse_cost_table(std::string_view json_text, std::string_view 
       cost.probes = item.at("probes").get<int>();
       cost.rms_error = item.at("rms_error").get<double>();
       cost.max_error = item.at("max_error").get<double>();
+      cost.refitted = item.value("refitted", "");
       table.kernels.emplace(name, cost);
     }
     table.unmeasured = j.at("unmeasured").get<std::vector<std::string>>();
@@ -94,6 +95,7 @@ std::string format_cost_table(const CostTable& table) {
                      {"probes", cost.probes},
                      {"rms_error", cost.rms_error},
                      {"max_error", cost.max_error}};
+    if (!cost.refitted.empty()) kernels[name]["refitted"] = cost.refitted;
   }
   json probes = json::array();
   for (const Probe& probe : table.probes) {

@@ -28,12 +28,16 @@ struct KernelCost {
   int probes = 0;                // probes that call the kernel
   double rms_error = 0;          // of those probes' predictions, relative
   double max_error = 0;
+  // Set when the row was refitted on its own (tinyfit_bench_cost_tables
+  // --kernels): that command, date and tree. Kept on the row's own line so
+  // that refits of different kernels merge without conflict.
+  std::string refitted;
 };
 
 struct CostTable {
   std::string target;       // "cortex-m4", "cortex-m7", "host"
   std::string description;  // the board, compiler and counter
-  std::string generated;    // the command, date and tree it came from
+  std::string generated;    // the command, date and tree of the whole table's fit
   RunFeatureVector run_coefficients{};
   std::map<std::string, KernelCost, std::less<>> kernels;
   std::vector<std::string> unmeasured;  // kernels.def rows no probe reached

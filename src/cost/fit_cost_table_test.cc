@@ -101,13 +101,17 @@ TEST(CostTable, FormatThenParseGivesTheSameTable) {
   table.generated = "by hand";
   table.unmeasured = {"tf_x8_copy"};
   fit_cost_table(table);
+  table.kernels.begin()->second.refitted = "by hand, later";
   const Result<CostTable> parsed = parse_cost_table(format_cost_table(table), "test.json");
   ASSERT_TRUE(parsed) << parsed.error().format();
   EXPECT_EQ(parsed->target, "test");
   EXPECT_EQ(parsed->unmeasured, table.unmeasured);
   ASSERT_EQ(parsed->probes.size(), table.probes.size());
   EXPECT_EQ(parsed->probes[3].work.kernels, table.probes[3].work.kernels);
-  for (const auto& [kernel, cost] : table.kernels) EXPECT_EQ(parsed->kernels.at(kernel).coefficients, cost.coefficients);
+  for (const auto& [kernel, cost] : table.kernels) {
+    EXPECT_EQ(parsed->kernels.at(kernel).coefficients, cost.coefficients);
+    EXPECT_EQ(parsed->kernels.at(kernel).refitted, cost.refitted);
+  }
 }
 
 TEST(CostTable, ATableWithOtherFeaturesIsRejectedWithItsName) {
