@@ -651,6 +651,11 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
         const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, channels / 2));
         add_with_workspaces(name + "_channels" + std::to_string(tile), maker.group, c.graph,
                             place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, tile)));
+        // Depthwise chunks of one channel run a kernel of their own (tf_*_dwconv2d_channel__dsp).
+        if (tile != 1 && c.graph.nodes.front().op == OpType::kDepthwiseConv2D) {
+          add_with_workspaces(name + "_channels1", maker.group, c.graph,
+                              place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, 1)));
+        }
       }
       const ir::Node& node = c.graph.nodes.front();
       const ir::AxisMap axes = ir::op_decl(node.op).map_axes(c.graph, node);

@@ -108,6 +108,8 @@ struct KernelRow {
 #define TINYFIT_DSP_KERNELS(T)                                                                              \
   {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kDepthwiseChannels, "tf_" #T "_dwconv2d_direct__dsp",      \
    tf_##T##_dwconv2d_direct__dsp},                                                                           \
+      {#T, P::kDepthwiseChannelDsp, Op::kDepthwiseConv2D, K::kDepthwiseChannels, "tf_" #T "_dwconv2d_channel__dsp", \
+       tf_##T##_dwconv2d_channel__dsp},                                                                      \
       {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kRows, "tf_" #T "_dwconv2d_direct_rows__dsp",          \
        tf_##T##_dwconv2d_direct_rows__dsp},                                                                  \
       {#T, P::kDepthwiseDsp, Op::kDepthwiseConv2D, K::kInPlace, "tf_" #T "_dwconv2d_direct_inplace__dsp",    \

@@ -295,6 +295,18 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
     }
     weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
     weight_c_type_ = "uint32_t";
+  } else if (primitive == ConvPrimitive::kDepthwiseChannelDsp) {
+    // int32 (weight + offset), [C][KH][KW]: a channel's window contiguous.
+    const size_t taps = weights_.size() / channels;
+    std::vector<uint32_t> words(channels * taps, 0);
+    for (size_t t = 0; t < taps; ++t) {
+      for (size_t ch = 0; ch < channels; ++ch) {
+        const uint8_t raw = weights_[t * channels + ch];
+        words[ch * taps + t] = static_cast<uint32_t>((is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset);
+      }
+    }
+    weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
+    weight_c_type_ = "uint32_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates) {
     // Rows rounded up to a multiple of four with zeros, in channel pairs
     // (2i, 2i + 1): one 64-bit word per pair and group of four taps, channel

@@ -285,8 +285,10 @@ std::vector<Case> make_depthwise_cases(ir::DType dtype) {
       cases.push_back({name + " rows of 2", "dwconv2d_direct_rows__dsp", net, Mode::kRows, 2});
       for (int64_t tile : {int64_t{1}, int64_t{3}, int64_t{5}}) {
         if (tile > channels) continue;
-        cases.push_back(
-            {name + " chunks of " + std::to_string(tile), "dwconv2d_direct__dsp", net, Mode::kChannelChunks, tile});
+        // Chunks of one channel run the one-channel kernel (a last chunk of one of a wider tile does not).
+        cases.push_back({name + " chunks of " + std::to_string(tile),
+                         tile == 1 ? "dwconv2d_channel__dsp" : "dwconv2d_direct__dsp", net, Mode::kChannelChunks,
+                         tile});
       }
       if (g.dilation == 1 && g.kernel == 3) {
         // Written over its input, which a 1x1 Conv2D makes (a model input is not overwritten).

@@ -7,9 +7,9 @@
 namespace tinyfit::exec {
 namespace {
 
-constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,         ConvPrimitive::kIm2colDsp,
-                                      ConvPrimitive::kPointwiseDsp,      ConvPrimitive::kDepthwisePlanarDsp,
-                                      ConvPrimitive::kDepthwiseDsp,
+constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,          ConvPrimitive::kIm2colDsp,
+                                      ConvPrimitive::kPointwiseDsp,       ConvPrimitive::kDepthwisePlanarDsp,
+                                      ConvPrimitive::kDepthwiseChannelDsp, ConvPrimitive::kDepthwiseDsp,
                                       ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kWinogradFloat,
                                       ConvPrimitive::kIm2colFloat,       ConvPrimitive::kDirect};
 
@@ -52,6 +52,8 @@ std::string_view conv_primitive_name(ConvPrimitive primitive) {
       return "depthwise_dsp";
     case ConvPrimitive::kDepthwisePlanarDsp:
       return "depthwise_planar_dsp";
+    case ConvPrimitive::kDepthwiseChannelDsp:
+      return "depthwise_channel_dsp";
     case ConvPrimitive::kIm2colDsp:
       return "im2col_dsp";
     case ConvPrimitive::kPointwiseDsp:
@@ -86,6 +88,12 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
              !call.row_chunk && !call.in_place && call.kernel_h == 3 && call.kernel_w == 3 && call.stride_h == 1 &&
              call.stride_w == 1 && call.dilation_h == 1 && call.dilation_w == 1 &&
              call.out_cols >= kDepthwisePlanarMinCols;
+    case ConvPrimitive::kDepthwiseChannelDsp:
+      // One channel at a time: faster than the groups of four only when a
+      // call has one channel, slower than the planes where they serve
+      // (measured on the Cortex-M4, mcu_latency.md).
+      return call.op == ir::OpType::kDepthwiseConv2D && call.depth_multiplier == 1 &&
+             call.mode == plan::CallMode::kChunk && !call.row_chunk && !call.in_place && call.call_out_channels == 1;
     case ConvPrimitive::kIm2colDsp:
       if (call.op != ir::OpType::kConv2D || call.in_place) return false;
       if (call.mode == plan::CallMode::kAccumulate) return call.groups == 1 && call.kernel_h * call.kernel_w == 1;

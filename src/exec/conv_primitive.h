@@ -30,6 +30,7 @@ enum class ConvPrimitive {
   kDepthwiseDsp,       // tf_*_dwconv2d_direct*__dsp: multiplier 1; whole, chunk, rows, in place
   kDepthwisePlanarDsp, // tf_*_dwconv2d_planar__dsp: multiplier 1, 3x3, stride 1, dilation 1; whole,
                        // chunk (a workspace of channel planes)
+  kDepthwiseChannelDsp, // tf_*_dwconv2d_channel__dsp: multiplier 1; chunks of one channel
   kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
   kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
@@ -90,8 +91,10 @@ inline constexpr int64_t kConvWorkspaceAlignment = 8;
 // Order by instructions measured on the emulated Cortex-M4
 // (docs/benchmarks/mcu_latency.md): the window kernel for chunks of one or two
 // channels (it serves nothing wider), then im2col + GEMM before the
-// workspace-free 1x1 kernel, depthwise planes before the workspace-free
-// depthwise kernel, all before the direct loops; for float32,
+// workspace-free 1x1 kernel; for depthwise, the channel planes, then the
+// one-channel kernel for chunks of one channel (on the one-channel chunks
+// both serve, the planes' cost probes ran 1.3-10.7% fewer instructions),
+// then the groups of four; all before the direct loops; for float32,
 // Winograd before im2col + GEMM (docs/primitive_selection.md).
 ConvPrimitive choose_conv_primitive(const ConvCallFacts& call);
 

@@ -337,6 +337,75 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
   }
 }
 
+// The one-channel depthwise kernel on the board, as partial execution runs it
+// (mcunet-5fps_vww's first loop): a loop over channels, one at a time, of a
+// 1x1 Conv2D into a one-channel partial buffer (pixels one byte apart) and
+// the depthwise from it into its channel of the output; 3x3 windows with
+// interior pixels (the unrolled path) and padded borders, stride 1 and 2, and
+// a 5x5 window (the taps one by one); int8 and uint8. The board's bytes must
+// equal the plan executor's.
+TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  struct Geometry {
+    const char* name;
+    ir::Shape input;
+    int64_t kernel, stride;
+    ir::Padding2D pad;
+  };
+  const Geometry geometries[] = {
+      {"3x3_same", {1, 7, 9, 3}, 3, 1, {1, 1, 1, 1}},
+      {"3x3_stride_2", {1, 9, 10, 3}, 3, 2, {0, 0, 1, 1}},
+      {"5x5_same", {1, 6, 7, 3}, 5, 1, {2, 2, 2, 2}},
+  };
+  for (DType dtype : {DType::kI8, DType::kU8}) {
+    for (const Geometry& g : geometries) {
+      exec::conv_test::Net net;
+      net.dtype = dtype;
+      exec::conv_test::Layer pointwise, depthwise;
+      pointwise.out_channels = 5;
+      depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 5;
+      depthwise.kernel_h = depthwise.kernel_w = g.kernel, depthwise.stride = g.stride, depthwise.pad = g.pad;
+      depthwise.activation = exec::conv_test::relu6();
+      const ir::TensorId x = net.add_input(g.input);
+      const ir::TensorId t = net.add_layer("pointwise", x, pointwise);
+      net.set_output(net.add_layer("depthwise", t, depthwise));
+      const ir::Graph& graph = net.graph;
+      const ir::Shape& t_shape = graph.tensor(t).shape;
+      const ir::Shape& y_shape = graph.tensor(graph.outputs[0]).shape;
+      exec::conv_test::PlanBuilder b;
+      const plan::BufferId xb = b.add_tensor_buffer(graph, x, plan::BufferRole::kModelInput);
+      const plan::BufferId tb = b.add_buffer("t:chunk", plan::BufferRole::kPartial, dtype, t_shape[1] * t_shape[2]);
+      const plan::BufferId yb = b.add_tensor_buffer(graph, graph.outputs[0], plan::BufferRole::kModelOutput);
+      const plan::View partial = exec::conv_test::chunk_partial(tb, t_shape, 1);
+      b.add_loop(t_shape[3], 1,
+                 {exec::conv_test::make_call(0, plan::CallMode::kChunk, {plan::make_dense_view(xb, g.input)}, {partial}),
+                  exec::conv_test::make_call(1, plan::CallMode::kChunk, {partial},
+                                             {exec::conv_test::chunk_slice(yb, y_shape)})});
+      plan::Plan plan = b.plan();
+      const std::string name = std::string("fast_kernels/one_channel_depthwise_") +
+                               std::string(ir::dtype_name(dtype)) + "_" + g.name;
+      Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+      ASSERT_TRUE(m) << m.error().format();
+      ASSERT_TRUE(plan::verify_plan(m->graph, plan)) << name;
+      Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
+      ASSERT_TRUE(executed) << executed.error().format();
+      EXPECT_EQ(executed->at(0).bytes, m->reference.at(0).bytes) << name << ": the plan executor against the reference";
+      Result<EmittedBuild> build =
+          emit_and_build(m->graph, plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+      ASSERT_TRUE(build) << build.error().format();
+      const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_dwconv2d_channel__dsp";
+      EXPECT_NE(std::find(build->model.kernels.begin(), build->model.kernels.end(), kernel),
+                build->model.kernels.end())
+          << name << " runs " << kernel;
+      Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+      ASSERT_TRUE(report) << report.error().format();
+      EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+    }
+  }
+}
+
 // The float32 fast primitives on the board (the Cortex-M4F's FPU) on a chain
 // that takes each of them with their workspaces: a 3x3 stride-1 Conv2D
 // (Winograd F(2x2, 3x3), 9 x 8 outputs: partial tiles none, six channels: a

@@ -196,6 +196,13 @@ void tf_qs8_dwconv2d_direct__dsp(const tf_view* input, const tf_view* output, co
                                  int32_t out_begin, int32_t out_end, int32_t in_begin);
 void tf_qu8_dwconv2d_direct__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                  int32_t out_begin, int32_t out_end, int32_t in_begin);
+/* DepthwiseConv2D, multiplier 1, one channel at a time
+ * (kernel_templates/dwconv2d_channel_dsp.h: weights plus the weight offset as
+ * int32 w[C][KH][KW]); the same chunk calls as tf_*_dwconv2d_direct. */
+void tf_qs8_dwconv2d_channel__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                  int32_t out_begin, int32_t out_end, int32_t in_begin);
+void tf_qu8_dwconv2d_channel__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                  int32_t out_begin, int32_t out_end, int32_t in_begin);
 void tf_qs8_dwconv2d_direct_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
 void tf_qu8_dwconv2d_direct_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params);
 void tf_qs8_dwconv2d_direct_inplace__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
