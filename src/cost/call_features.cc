@@ -146,6 +146,10 @@ std::string_view feature_name(Feature feature) {
     case Feature::kBorderTapRowGroups: return "border_tap_row_groups";
     case Feature::kUngroupedElements: return "ungrouped_elements";
     case Feature::kUngroupedTaps: return "ungrouped_taps";
+    case Feature::kGemmGroups: return "gemm_groups";
+    case Feature::kGemmPairGroups: return "gemm_pair_groups";
+    case Feature::kGatherWords: return "gather_words";
+    case Feature::kStagedElements: return "staged_elements";
   }
   return "?";
 }
@@ -231,6 +235,16 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kPairSteps) = pairs * whole_steps;
   at(f, Feature::kPairTail) = pairs * (work_per_element - whole_steps * kGemmTaps);
   add_path_features(axes, other_pixels, pixels, tap_pixels, call.written.back(), grouped_channels, f);
+  // The im2col GEMM's groups of three pixels; its channel pairs start at the
+  // even channel at or before the range's first.
+  const ir::Range out = call.written.back();
+  const double groups = std::ceil(pixels / kGemmPixels);
+  const double gemm_pairs = std::ceil(static_cast<double>(out.end - out.begin / 2 * 2) / kGemmChannels);
+  at(f, Feature::kGemmGroups) = groups;
+  at(f, Feature::kGemmPairGroups) = groups * gemm_pairs;
+  at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
+  at(f, Feature::kStagedElements) =
+      std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;
   return f;
 }
 

@@ -93,8 +93,18 @@ enum class Feature : int {
   kUngroupedElements,     // written elements of the channels outside the aligned groups (all of
                           // them when output channel i reads input channel i / multiplier)
   kUngroupedTaps,         // in-bounds taps x those channels
+  // The im2col GEMM's pixel groups (conv2d_im2col_dsp.h): three pixels at a
+  // time, the last group padded with repeats of its first pixel, each gathers
+  // three columns of K = taps x channels per tap, rounded up to words of four
+  // lanes (a tap's channels not a multiple of four go through a staging row
+  // element by element first), then each channel pair of the call runs its
+  // steps and requantises six values.
+  kGemmGroups,            // ceil(pixels / 3)
+  kGemmPairGroups,        // ceil(pixels / 3) x the channel pairs the call runs
+  kGatherWords,           // 3 x ceil(pixels / 3) x ceil(K / 4)
+  kStagedElements,        // 3 x ceil(pixels / 3) x K, when a tap's channels are not a multiple of four
 };
-inline constexpr int kFeatureCount = 45;
+inline constexpr int kFeatureCount = 49;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

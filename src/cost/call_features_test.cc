@@ -62,6 +62,22 @@ TEST(ComputeCallFeatures, AWholeConvolutionCountsInBoundsTapsAndWork) {
   }
 }
 
+// The im2col GEMM on ConvGraph: 16 pixels in 6 groups of three (the last
+// one pixel and two repeats), K = 9 taps x 2 channels = 18 lanes in 5 words;
+// 2 channels a tap: staged. Small calls like this one were priced per pixel,
+// their last group's repeats unseen (held-out im2col __dsp probes: 37.5% rms).
+TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
+  const ConvGraph c;
+  const FeatureVector f = compute_call_features(c.whole());
+  EXPECT_EQ(at(f, Feature::kGemmGroups), 6);
+  EXPECT_EQ(at(f, Feature::kGemmPairGroups), 12);     // channels [0, 3): pairs (0, 1), (2, -)
+  EXPECT_EQ(at(f, Feature::kGatherWords), 90);        // 3 x 6 columns x 5 words
+  EXPECT_EQ(at(f, Feature::kStagedElements), 324);    // 3 x 6 columns x 18
+  CallGeometry chunk = c.whole();
+  chunk.written[3] = {1, 3};  // channels 1 and 2: pairs (-, 1), (2, -)
+  EXPECT_EQ(at(compute_call_features(chunk), Feature::kGemmPairGroups), 12);
+}
+
 TEST(ComputeCallFeatures, ARowChunkCountsItsOwnRowsTaps) {
   const ConvGraph c;
   CallGeometry g = c.whole();
