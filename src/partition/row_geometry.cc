@@ -1,6 +1,7 @@
 #include "partition/row_geometry.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "ir/op_decl.h"
@@ -195,11 +196,9 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
                                          const PartitionScheme& scheme) {
   TINYFIT_CHECK(scheme.axis != PartitionAxis::kChannels && scheme.tile >= 1 && scheme.extent >= 1)
       << "row geometry of a " << partition_axis_name(scheme.axis) << " scheme";
-  RowGeometry geometry;
-  geometry.extent = scheme.extent;
-  geometry.tile = scheme.tile;
-  geometry.iterations = scheme.count_parts();
-  const auto iterations = static_cast<size_t>(geometry.iterations);
+  RowGeometry inputs_only;
+  inputs_only.extent = scheme.extent;
+  inputs_only.tile = scheme.tile;
 
   const ir::Node& last_node =
       graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(scheme.operators.back())].node)];
@@ -244,117 +243,217 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
     rows.tensor = t;
     rows.rows = rows.rows_held = rows_of(t);
     rows.row_bytes = graph.tensor(t).size_bytes() / rows.rows;
-    geometry.tensors.push_back(std::move(rows));
+    inputs_only.tensors.push_back(std::move(rows));
   }
 
-  // Backward over the body: how far each tensor must be complete.
-  std::map<ir::TensorId, std::vector<int64_t>> end_of;
-  for (size_t b = body.size(); b-- > 0;) {
-    for (ir::TensorId t : body[b]->outputs) {
-      const int64_t rows = rows_of(t);
-      std::vector<int64_t> end(iterations, 0);
-      const auto found = readers.find(t);
-      if (found == readers.end()) {
-        // The sink: the loop's chunk itself.
-        if (b + 1 != body.size()) {
-          return reject("'" + graph.tensor(t).name + "' is read by no operator of the loop and is not its last output");
+  // The loop may start `lag` steps early, its sink idle while the
+  // producers fill their buffers (plan/lower_row_loop.h): then no iteration
+  // computes a producer's whole lead at once.
+  auto lay_out = [&](int64_t lag) -> Result<RowGeometry> {
+    RowGeometry geometry = inputs_only;
+    geometry.lag = lag;
+    geometry.iterations = (geometry.extent + lag + geometry.tile - 1) / geometry.tile;
+    const auto iterations = static_cast<size_t>(geometry.iterations);
+
+    // Backward over the body: how far each tensor must be complete. While a
+    // reader has no row yet, its window is extended below row 0 (the
+    // lowering's affine bounds): its producers fill their buffers during the
+    // lag instead of all at once when the sink starts.
+    std::map<ir::TensorId, std::vector<int64_t>> end_of, reach_of;
+    for (size_t b = body.size(); b-- > 0;) {
+      for (ir::TensorId t : body[b]->outputs) {
+        const int64_t rows = rows_of(t);
+        std::vector<int64_t> end(iterations, 0);
+        std::vector<int64_t> reach(iterations, std::numeric_limits<int64_t>::min());
+        const auto found = readers.find(t);
+        if (found == readers.end()) {
+          // The sink: the loop's chunk itself.
+          if (b + 1 != body.size()) {
+            return reject("'" + graph.tensor(t).name + "' is read by no operator of the loop and is not its last output");
+          }
+          for (size_t i = 0; i < iterations; ++i) reach[i] = (static_cast<int64_t>(i) + 1) * geometry.tile - lag;
+        } else {
+          for (const RowReader& r : found->second) {
+            const std::vector<int64_t>& reader_end = end_of.at(r.output);
+            const std::vector<int64_t>& reader_reach = reach_of.at(r.output);
+            for (size_t i = 0; i < iterations; ++i) {
+              const int64_t last = reader_end[i] > 0 ? reader_end[i] : reader_reach[i];
+              reach[i] = std::max(reach[i], (last - 1) * r.window.stride + (r.window.kernel - 1) * r.window.dilation + 1 -
+                                                r.window.pad_before);
+            }
+          }
         }
-        for (size_t i = 0; i < iterations; ++i) {
-          end[i] = std::min((static_cast<int64_t>(i) + 1) * geometry.tile, geometry.extent);
-        }
-      } else {
-        for (const RowReader& r : found->second) {
-          const std::vector<int64_t>& reader_end = end_of.at(r.output);
+        for (size_t i = 0; i < iterations; ++i) end[i] = std::clamp<int64_t>(reach[i], 0, rows);
+        end.back() = rows;  // every row once, read or not
+        for (size_t i = 1; i < iterations; ++i) end[i] = std::max(end[i], end[i - 1]);
+        end_of[t] = std::move(end);
+        reach_of[t] = std::move(reach);
+      }
+    }
+
+    // An eager operator computes every row its inputs made in the loop hold
+    // (at least what its readers need): when a tensor's readers sit at very
+    // different depths, the shallow reader running ahead lets the tensor drop
+    // the rows between them, and its own (maybe smaller) output keeps them.
+    auto raise_ends = [&](const std::vector<bool>& eager) {
+      std::map<ir::TensorId, std::vector<int64_t>> ends = end_of;
+      for (size_t b = 0; b + 1 < body.size(); ++b) {
+        if (!eager[b]) continue;
+        const ir::TensorId t = body[b]->outputs.front();
+        const int64_t rows = rows_of(t);
+        std::vector<int64_t>& end = ends.at(t);
+        std::vector<int64_t> allowed(iterations, rows);
+        bool bounded = false;
+        for (const LoopRead& read : axes[b].reads) {
+          if (read.source == ir::kNoTensor) continue;
+          bounded = true;
+          const ir::Window window = read.broadcast ? ir::Window{} : read.window;
+          const int64_t source_rows = rows_of(read.source);
+          const std::vector<int64_t>& source_end = ends.at(read.source);
           for (size_t i = 0; i < iterations; ++i) {
-            end[i] = std::max(end[i], ir::input_range(r.window, {0, reader_end[i]}, rows).end);
+            if (source_end[i] >= source_rows) continue;
+            // The most rows whose windows end by source_end[i].
+            int64_t r = std::clamp<int64_t>(
+                (source_end[i] + window.pad_before - (window.kernel - 1) * window.dilation - 1) / window.stride + 1, 0,
+                rows);
+            while (r > 0 && ir::input_range(window, {0, r}, source_rows).end > source_end[i]) --r;
+            while (r < rows && ir::input_range(window, {0, r + 1}, source_rows).end <= source_end[i]) ++r;
+            allowed[i] = std::min(allowed[i], r);
+          }
+        }
+        if (!bounded) continue;
+        for (size_t i = 0; i < iterations; ++i) {
+          end[i] = std::max({end[i], allowed[i], i == 0 ? int64_t{0} : end[i - 1]});
+        }
+      }
+      return ends;
+    };
+
+    // What each made tensor's buffer holds with `ends`, the copies that keep
+    // it, and the partial buffers' peak.
+    auto hold = [&](const std::map<ir::TensorId, std::vector<int64_t>>& ends) {
+      RowGeometry held = geometry;
+      auto is_output = [&scheme](ir::TensorId t) {
+        return std::binary_search(scheme.outputs.begin(), scheme.outputs.end(), t);
+      };
+      for (size_t b = 0; b < body.size(); ++b) {
+        for (ir::TensorId t : body[b]->outputs) {
+          const ir::Tensor& tensor = graph.tensor(t);
+          TensorRows rows;
+          rows.tensor = t;
+          rows.producer = scheme.operators[b];
+          rows.rows = rows_of(t);
+          rows.row_bytes = tensor.size_bytes() / rows.rows;
+          rows.end = ends.at(t);
+          rows.base.assign(iterations, 0);
+          if (is_output(t)) {
+            rows.holding = RowHolding::kWhole;
+            rows.rows_held = rows.rows;
+            held.tensors.push_back(std::move(rows));
+            continue;
+          }
+          bool keeps_rows = false;
+          const std::vector<RowReader>& reads = readers.at(t);
+          for (size_t i = 0; i < iterations; ++i) {
+            const int64_t made_before = i == 0 ? 0 : rows.end[i - 1];
+            int64_t need = rows.rows;
+            for (const RowReader& r : reads) {
+              const std::vector<int64_t>& reader_end = ends.at(r.output);
+              const int64_t reader_rows = rows_of(r.output);
+              const int64_t next = i == 0 ? 0 : reader_end[i - 1];
+              if (next < reader_rows) need = std::min(need, ir::input_range(r.window, {next, reader_rows}, rows.rows).begin);
+            }
+            rows.base[i] = std::min(need, made_before);
+            rows.rows_held = std::max(rows.rows_held, rows.end[i] - rows.base[i]);
+            const int64_t kept = made_before - rows.base[i];
+            if (kept > 0) keeps_rows = true;
+            if (kept > 0 && i > 0 && rows.base[i] != rows.base[i - 1]) {
+              ++held.copy_calls;
+              held.copied_bytes += kept * rows.row_bytes;
+            }
+          }
+          rows.holding = keeps_rows ? RowHolding::kCarried : RowHolding::kPartial;
+          if (rows.holding == RowHolding::kCarried) held.carried_bytes += rows.rows_held * rows.row_bytes;
+          held.tensors.push_back(std::move(rows));
+        }
+      }
+
+      // Partial buffers live from their producer to their last reader in the
+      // body; a call's workspace at its own position.
+      std::vector<int64_t> live(body.size(), 0);
+      for (size_t b = 0; b < body.size(); ++b) {
+        live[b] += bg.operators[static_cast<size_t>(scheme.operators[b])].workspace_bytes;
+      }
+      for (const TensorRows& t : held.tensors) {
+        if (t.holding != RowHolding::kPartial) continue;
+        const size_t first = made_at.at(t.tensor);
+        size_t last = first;
+        for (const RowReader& r : readers.at(t.tensor)) last = std::max(last, r.body_index);
+        for (size_t b = first; b <= last; ++b) live[b] += t.rows_held * t.row_bytes;
+      }
+      held.peak_partial_bytes = *std::max_element(live.begin(), live.end());
+      return held;
+    };
+
+    // The eager operators that keep the fewest bytes: from none eager, each
+    // made eager from the first to the last when that keeps fewer, and from
+    // every one eager, each made lazy again from the last to the first when
+    // that keeps fewer.
+    const size_t n = body.size();
+    std::vector<bool> best_eager;
+    int64_t best = -1;
+    for (const bool backward : {false, true}) {
+      std::vector<bool> eager(n, backward);
+      int64_t bytes = hold(raise_ends(eager)).internal_bytes();
+      for (size_t k = 0; k + 1 < n; ++k) {
+        const size_t j = backward ? n - 2 - k : k;
+        eager[j] = !eager[j];
+        const int64_t toggled = hold(raise_ends(eager)).internal_bytes();
+        if (toggled < bytes) {
+          bytes = toggled;
+        } else {
+          eager[j] = !eager[j];
+        }
+      }
+      if (best < 0 || bytes < best) {
+        best = bytes;
+        best_eager = eager;
+      }
+    }
+    end_of = raise_ends(best_eager);
+    geometry = hold(end_of);
+
+    // Every read lies inside its buffer's rows of that iteration.
+    for (size_t b = 0; b < body.size(); ++b) {
+      const std::vector<int64_t>& out_end = end_of.at(body[b]->outputs.front());
+      for (const auto& [t, reads] : readers) {
+        const TensorRows* held = geometry.find(t);
+        for (const RowReader& r : reads) {
+          if (r.body_index != b) continue;
+          for (size_t i = 0; i < iterations; ++i) {
+            const ir::Range read = ir::input_range(r.window, {i == 0 ? 0 : out_end[i - 1], out_end[i]}, held->rows);
+            TINYFIT_CHECK(read.size() <= 0 || (read.begin >= held->base[i] && read.end <= held->end[i]))
+                << "row geometry: '" << body[b]->name << "' reads rows [" << read.begin << ", " << read.end
+                << ") of '" << graph.tensor(t).name << "' holding [" << held->base[i] << ", " << held->end[i]
+                << ") in iteration " << i;
           }
         }
       }
-      end.back() = rows;  // every row once, read or not
-      for (size_t i = 1; i < iterations; ++i) end[i] = std::max(end[i], end[i - 1]);
-      end_of[t] = std::move(end);
     }
-  }
-
-  // Forward: what each made tensor's buffer holds, and the copies that keep it.
-  auto is_output = [&scheme](ir::TensorId t) {
-    return std::binary_search(scheme.outputs.begin(), scheme.outputs.end(), t);
+    return geometry;
   };
-  for (size_t b = 0; b < body.size(); ++b) {
-    for (ir::TensorId t : body[b]->outputs) {
-      const ir::Tensor& tensor = graph.tensor(t);
-      TensorRows rows;
-      rows.tensor = t;
-      rows.producer = scheme.operators[b];
-      rows.rows = rows_of(t);
-      rows.row_bytes = tensor.size_bytes() / rows.rows;
-      rows.end = end_of.at(t);
-      rows.base.assign(iterations, 0);
-      if (is_output(t)) {
-        rows.holding = RowHolding::kWhole;
-        rows.rows_held = rows.rows;
-        geometry.tensors.push_back(std::move(rows));
-        continue;
-      }
-      bool keeps_rows = false;
-      const std::vector<RowReader>& reads = readers.at(t);
-      for (size_t i = 0; i < iterations; ++i) {
-        const int64_t made_before = i == 0 ? 0 : rows.end[i - 1];
-        int64_t need = rows.rows;
-        for (const RowReader& r : reads) {
-          const std::vector<int64_t>& reader_end = end_of.at(r.output);
-          const int64_t reader_rows = rows_of(r.output);
-          const int64_t next = i == 0 ? 0 : reader_end[i - 1];
-          if (next < reader_rows) need = std::min(need, ir::input_range(r.window, {next, reader_rows}, rows.rows).begin);
-        }
-        rows.base[i] = std::min(need, made_before);
-        rows.rows_held = std::max(rows.rows_held, rows.end[i] - rows.base[i]);
-        const int64_t kept = made_before - rows.base[i];
-        if (kept > 0) keeps_rows = true;
-        if (kept > 0 && i > 0 && rows.base[i] != rows.base[i - 1]) {
-          ++geometry.copy_calls;
-          geometry.copied_bytes += kept * rows.row_bytes;
-        }
-      }
-      rows.holding = keeps_rows ? RowHolding::kCarried : RowHolding::kPartial;
-      if (rows.holding == RowHolding::kCarried) geometry.carried_bytes += rows.rows_held * rows.row_bytes;
-      geometry.tensors.push_back(std::move(rows));
-    }
+  TINYFIT_ASSIGN_OR_RETURN(RowGeometry at_once, lay_out(0));
+  // The lag that spreads the largest lead (in sink rows, as the lowering
+  // measures it) over the steps before the sink's first row.
+  int64_t lag = 0;
+  for (const TensorRows& t : at_once.tensors) {
+    if (t.end.empty() || t.tensor == at_once.tensors.back().tensor) continue;
+    const int64_t scale = std::max<int64_t>(1, t.rows / inputs_only.extent);
+    lag = std::max(lag, (t.end.front() + scale - 1) / scale - inputs_only.tile);
   }
-
-  // Every read lies inside its buffer's rows of that iteration.
-  for (size_t b = 0; b < body.size(); ++b) {
-    const std::vector<int64_t>& out_end = end_of.at(body[b]->outputs.front());
-    for (const auto& [t, reads] : readers) {
-      const TensorRows* held = geometry.find(t);
-      for (const RowReader& r : reads) {
-        if (r.body_index != b) continue;
-        for (size_t i = 0; i < iterations; ++i) {
-          const ir::Range read = ir::input_range(r.window, {i == 0 ? 0 : out_end[i - 1], out_end[i]}, held->rows);
-          TINYFIT_CHECK(read.size() <= 0 || (read.begin >= held->base[i] && read.end <= held->end[i]))
-              << "row geometry: '" << body[b]->name << "' reads rows [" << read.begin << ", " << read.end
-              << ") of '" << graph.tensor(t).name << "' holding [" << held->base[i] << ", " << held->end[i]
-              << ") in iteration " << i;
-        }
-      }
-    }
-  }
-
-  // Partial buffers live from their producer to their last reader in the
-  // body; a call's workspace at its own position.
-  std::vector<int64_t> live(body.size(), 0);
-  for (size_t b = 0; b < body.size(); ++b) {
-    live[b] += bg.operators[static_cast<size_t>(scheme.operators[b])].workspace_bytes;
-  }
-  for (const TensorRows& t : geometry.tensors) {
-    if (t.holding != RowHolding::kPartial) continue;
-    const size_t first = made_at.at(t.tensor);
-    size_t last = first;
-    for (const RowReader& r : readers.at(t.tensor)) last = std::max(last, r.body_index);
-    for (size_t b = first; b <= last; ++b) live[b] += t.rows_held * t.row_bytes;
-  }
-  geometry.peak_partial_bytes = *std::max_element(live.begin(), live.end());
-  return geometry;
+  if (lag == 0) return at_once;
+  TINYFIT_ASSIGN_OR_RETURN(RowGeometry lagged, lay_out(lag));
+  return lagged.internal_bytes() < at_once.internal_bytes() ? lagged : at_once;
 }
 
 }  // namespace tinyfit::partition

@@ -16,7 +16,21 @@
 //     need_T(i) = min over readers c of the first input row c's window needs
 //                 for c's next rows [end_c(i-1), ...),
 // so T's buffer holds rows [base_T(i), end_T(i)) with base_T(i) =
-// min(need_T(i), end_T(i-1)). How a tensor is held follows:
+// min(need_T(i), end_T(i-1)). Two refinements, as plan/lower_row_loop.h
+// lowers the loop:
+//   - lag: the loop may walk `lag` steps before the sink's first row (x_i =
+//     (i+1)*tile - lag), the readers' windows extended below row 0 while
+//     they have no row yet, so that producers fill their buffers during the
+//     lag instead of computing their whole lead in the sink's first
+//     iteration; kept when it holds fewer bytes;
+//   - eager operators: an operator may compute every row its inputs made in
+//     the loop already hold (more than its readers need), so that a tensor
+//     whose readers sit at very different depths (NASNet's stem output, read
+//     by deep separable convolutions and by a shallow factorized reduce)
+//     need not keep the rows between them: the shallow reader's (smaller)
+//     output keeps them instead. Which operators are eager is a greedy
+//     choice of the fewest bytes kept (from none, and from all).
+// How a tensor is held follows:
 //   - kWhole: an input of the loop or an output it hands on (V_O): the whole
 //     buffer, read and written through views;
 //   - kPartial: no row outlives its iteration (base == end of the previous
@@ -55,6 +69,9 @@ struct TensorRows {
 struct RowGeometry {
   int64_t extent = 0;      // sink rows
   int64_t tile = 0;
+  // Steps the loop walks before the sink's first row (plan/lower_row_loop.h):
+  // iteration i ends at sink row clamp((i+1)*tile - lag, 0, extent).
+  int64_t lag = 0;
   int64_t iterations = 0;
   std::vector<TensorRows> tensors;  // the loop's inputs (ascending id), then what it makes (body order)
   // Bytes of the loop's own buffers live over the whole loop (carried), and

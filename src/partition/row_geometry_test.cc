@@ -55,6 +55,60 @@ TEST(RowGeometry, TwoConvolutionsKeepTheHaloRowsOfTheFirst) {
   EXPECT_EQ(geometry->copied_bytes, 3 * 2 * 128);
 }
 
+TEST(RowGeometry, ALagSpreadsTheProducersLeadOverTheStepsBeforeTheSinksFirstRow) {
+  // x (8 rows) -> a -> b -> c -> d, each conv3x3 pad 1, one row of d per
+  // iteration. Without a lag, d's first row needs c's rows [0, 2), b's [0,
+  // 3) and a's [0, 4) at once: a holds 4 rows in the first iteration (3
+  // later), b and c 3 each: 10 rows. With the loop starting 3 steps early
+  // (a leads d by 3 rows), a computes one row per step from the start (end
+  // 1, 2, 3, 4, ...), and holds 3 rows at most: 9 rows, so the lag is kept;
+  // 8 + 3 steps.
+  TestGraph g;
+  const ir::TensorId x = g.input({1, 8, 8, 4});
+  const ir::TensorId a = add_conv(g, x, 3, 1, 1);
+  const ir::TensorId b = add_conv(g, a, 3, 1, 1);
+  const ir::TensorId c = add_conv(g, b, 3, 1, 1);
+  g.output(add_conv(g, c, 3, 1, 1));
+  Result<RowGeometry> geometry = compute(g, {0, 1, 2, 3}, 1);
+  ASSERT_TRUE(geometry) << geometry.error().message;
+  EXPECT_EQ(geometry->lag, 3);
+  EXPECT_EQ(geometry->iterations, 11);
+  const TensorRows* rows_a = geometry->find(a);
+  ASSERT_NE(rows_a, nullptr);
+  EXPECT_EQ(rows_a->end, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8}));
+  EXPECT_EQ(rows_a->rows_held, 3);
+  EXPECT_EQ(geometry->find(b)->rows_held, 3);
+  EXPECT_EQ(geometry->find(c)->rows_held, 3);
+  EXPECT_EQ(geometry->carried_bytes, 9 * 128);
+}
+
+TEST(RowGeometry, AShallowReaderRunsAheadSoItsSmallerOutputKeepsTheSkew) {
+  // x (16 rows) -> s = conv1x1 (16 channels); deep: four depthwise 3x3 pad 1
+  // then p = conv1x1 (2 channels); shallow: q = conv1x1 of s (2 channels);
+  // y = p + q. y's row r needs s's rows up to r + 4 through the deep branch
+  // and only row r through q. Were q to compute only what y needs, s would
+  // keep 5 rows for it (16 x 4 x 4 = 256 bytes a row). q runs ahead as far
+  // as s's rows allow instead: s keeps a1's window, 3 rows, and q (32 bytes
+  // a row) the 5 rows y still needs.
+  TestGraph g;
+  const ir::TensorId x = g.input({1, 16, 4, 2});
+  const ir::TensorId s = add_conv(g, x, 1, 1, 0, 16);
+  ir::TensorId a = s;
+  for (int k = 0; k < 4; ++k) {
+    a = g.node(OpType::kDepthwiseConv2D, {a, g.constant({1, 3, 3, 16})}, make_conv_attrs(3, 1, 1));
+  }
+  const ir::TensorId p = add_conv(g, a, 1, 1, 0, 2);
+  const ir::TensorId q = add_conv(g, s, 1, 1, 0, 2);
+  g.output(g.node(OpType::kAdd, {p, q}));
+  Result<RowGeometry> geometry = compute(g, {0, 1, 2, 3, 4, 5, 6, 7}, 1);
+  ASSERT_TRUE(geometry) << geometry.error().message;
+  ASSERT_NE(geometry->find(s), nullptr);
+  ASSERT_NE(geometry->find(q), nullptr);
+  EXPECT_EQ(geometry->find(s)->rows_held, 3);
+  EXPECT_EQ(geometry->find(q)->rows_held, 5);
+  EXPECT_EQ(geometry->find(q)->holding, RowHolding::kCarried);
+}
+
 TEST(RowGeometry, PointwiseChainsHoldOnlyTheIterationsRows) {
   // 1x1 convolutions read exactly the rows they write: a and b are partial,
   // 3 rows each (tile 3), both live while b runs: 2 x 3 x 128 bytes.

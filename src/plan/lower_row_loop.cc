@@ -125,7 +125,7 @@ class RowLoopLowering {
     // its a * tile rows per iteration, and each buffer holds its window only,
     // at lag / tile more iterations. The lowering keeps the lag when it
     // needs fewer bytes of loop buffers.
-    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, 0));
+    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, 0, std::vector<bool>(loop_ops.size(), false)));
     int64_t lag = 0;
     for (const LoopOperator& lo : loop_ops) {
       if (lo.rows.scale > 0 && lo.rows.offset > 0) {
@@ -137,13 +137,13 @@ class RowLoopLowering {
     loop.axis = axis;
     loop.extent = extent;
     loop.tile = tile;
-    const int64_t loop_bytes_without_lag = size_loop_buffers(loop_ops, loop);
+    TINYFIT_ASSIGN_OR_RETURN(const int64_t loop_bytes_without_lag, compose_fewest_rows(loop_ops, loop, extent, 0));
     if (lag > 0) {
       std::vector<LoopOperator> lagged = loop_ops;
       Loop lagged_loop = loop;
       lagged_loop.extent = extent + lag;
-      TINYFIT_RETURN_IF_ERROR(compose_rows(lagged, extent, lag));
-      if (size_loop_buffers(lagged, lagged_loop) < loop_bytes_without_lag) {
+      TINYFIT_ASSIGN_OR_RETURN(const int64_t lagged_bytes, compose_fewest_rows(lagged, lagged_loop, extent, lag));
+      if (lagged_bytes < loop_bytes_without_lag) {
         loop_ops = std::move(lagged);
         loop.extent = lagged_loop.extent;
       }
@@ -211,31 +211,48 @@ class RowLoopLowering {
   // The rows each operator computes by the end of an iteration: the sink's
   // chunk `lag` steps late (the loop walks extent + lag steps), then, from
   // the last to the first, what the readers in the loop need of each output
-  // by then (their windows of their rows). Decides which outputs live only
-  // as rows in buffers of the loop and from which row they keep them.
-  Status compose_rows(std::vector<LoopOperator>& loop_ops, int64_t extent, int64_t lag) const {
+  // by then (their windows of their rows). An `eager` operator then computes,
+  // in order, every row its inputs made in the loop already allow (at least
+  // what its readers need): a tensor whose readers sit at very different
+  // depths need not keep the rows between them when the shallow reader runs
+  // ahead, and the rows are kept on that reader's output instead. Decides
+  // which outputs live only as rows in buffers of the loop and from which row
+  // they keep them.
+  Status compose_rows(std::vector<LoopOperator>& loop_ops, int64_t extent, int64_t lag,
+                      const std::vector<bool>& eager) const {
     loop_ops.back().rows = {BoundOf::kChunkEnd, 1, -lag, 0, extent};
     for (size_t j = loop_ops.size() - 1; j-- > 0;) {
       LoopOperator& lo = loop_ops[j];
-      const int64_t rows = graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)];
-      bool read = false, read_whole = false;
-      Bound need, keep;
+      bool read = false;
+      Bound need;
       for (size_t c = j + 1; c < loop_ops.size(); ++c) {
         for (const RowInput& input : loop_ops[c].inputs) {
           if (input.source != lo.output) continue;
-          const BoundRange range = compose_input_rows(input, loop_ops[c].rows, rows);
-          // A broadcast row is read whole by every row: all of it at once.
-          const Bound last = input.broadcast ? Bound{BoundOf::kChunkEnd, 0, rows, 0, rows} : range.last;
-          const Bound first = input.broadcast ? make_constant_bound(0) : range.first;
+          const Bound last = read_rows(input, loop_ops[c].rows, rows_of(lo)).last;
           need = read ? bound_above(need, last) : last;
+          read = true;
+        }
+      }
+      if (!read) return fail_loop(*lo.node, "no later operator of the loop reads its output");
+      // Its own rows: what is needed, up to the tensor's end in the last iteration.
+      lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows_of(lo)};
+    }
+    for (size_t j = 0; j + 1 < loop_ops.size(); ++j) {
+      if (eager[j]) raise_rows(loop_ops[j], loop_ops);
+    }
+    for (size_t j = 0; j + 1 < loop_ops.size(); ++j) {
+      LoopOperator& lo = loop_ops[j];
+      bool read = false, read_whole = false;
+      Bound keep;
+      for (size_t c = j + 1; c < loop_ops.size(); ++c) {
+        for (const RowInput& input : loop_ops[c].inputs) {
+          if (input.source != lo.output) continue;
+          const Bound first = read_rows(input, loop_ops[c].rows, rows_of(lo)).first;
           keep = read ? bound_below(keep, first) : first;
           read = true;
           read_whole = read_whole || input.broadcast;
         }
       }
-      if (!read) return fail_loop(*lo.node, "no later operator of the loop reads its output");
-      // Its own rows: what is needed, up to the tensor's end in the last iteration.
-      lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows};
       const analysis::Buffer& buffer = bg_.buffers[static_cast<size_t>(buffer_of(lo.output))];
       bool only_loop_reads = !buffer.is_model_output && !read_whole;
       for (int consumer : buffer.consumers) {
@@ -249,6 +266,78 @@ class RowLoopLowering {
       lo.keep = keep;
     }
     return {};
+  }
+
+  int64_t rows_of(const LoopOperator& lo) const {
+    return graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)];
+  }
+
+  // The rows [first, last) of its input a reader's `rows` read; a broadcast
+  // row is read whole by every row: all of it at once.
+  static BoundRange read_rows(const RowInput& input, const Bound& rows, int64_t input_rows) {
+    if (input.broadcast) return {make_constant_bound(0), Bound{BoundOf::kChunkEnd, 0, input_rows, 0, input_rows}};
+    return compose_input_rows(input, rows, input_rows);
+  }
+
+  // Raises lo.rows to every row its inputs made in the loop hold by then:
+  // the largest offset whose windows those rows cover (one scale per tensor,
+  // as the backward composition gives it). An operator that reads no such
+  // input, or one through a window of another scale, is left as it is.
+  static void raise_rows(LoopOperator& lo, const std::vector<LoopOperator>& loop_ops) {
+    bool bounded = false;
+    int64_t offset = 0;
+    for (const RowInput& input : lo.inputs) {
+      const LoopOperator* producer = find(loop_ops, input.source);
+      if (producer == nullptr || input.broadcast || input.axis < 0) continue;
+      const int64_t stride = input.role == ir::AxisRole::kWindow ? input.window.stride : 1;
+      const int64_t reach = input.role == ir::AxisRole::kWindow
+                                ? (input.window.kernel - 1) * input.window.dilation + 1 - stride - input.window.pad_before
+                                : 0;
+      if (producer->rows.scale != stride * lo.rows.scale) return;
+      // The largest o with stride * o + reach <= the producer's offset.
+      const int64_t room = producer->rows.offset - reach;
+      const int64_t allowed = room >= 0 ? room / stride : -((-room + stride - 1) / stride);
+      offset = bounded ? std::min(offset, allowed) : allowed;
+      bounded = true;
+    }
+    if (bounded && lo.rows.scale > 0) lo.rows.offset = std::max(lo.rows.offset, offset);
+  }
+
+  // Composes the rows for `lag` with the operators made eager that need the
+  // fewest bytes of loop buffers (size_loop_buffers): from every operator
+  // eager, each made lazy again from the last to the first when that needs
+  // fewer bytes, and from none eager, each made eager from the first to the
+  // last when that needs fewer. Returns the bytes.
+  Result<int64_t> compose_fewest_rows(std::vector<LoopOperator>& loop_ops, const Loop& loop, int64_t extent,
+                                      int64_t lag) const {
+    const size_t n = loop_ops.size();
+    int64_t best = -1;
+    std::vector<bool> best_eager;
+    auto improve = [&](std::vector<bool> eager, bool backward) -> Status {
+      TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, eager));
+      int64_t bytes = size_loop_buffers(loop_ops, loop);
+      for (size_t k = 0; k + 1 < n; ++k) {
+        const size_t j = backward ? n - 2 - k : k;
+        eager[j] = !eager[j];
+        TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, eager));
+        const int64_t toggled = size_loop_buffers(loop_ops, loop);
+        if (toggled < bytes) {
+          bytes = toggled;
+        } else {
+          eager[j] = !eager[j];
+        }
+      }
+      if (best < 0 || bytes < best) {
+        best = bytes;
+        best_eager = eager;
+      }
+      return {};
+    };
+    TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, false), false));
+    TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, true), true));
+    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, best_eager));
+    size_loop_buffers(loop_ops, loop);
+    return best;
   }
 
   // Each loop buffer's height: the most rows an iteration holds, from the

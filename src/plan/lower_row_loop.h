@@ -21,6 +21,11 @@
 // fewer bytes of loop buffers, the loop walks a few steps more than the
 // sink's rows, the sink idle while the producers fill their buffers, so that
 // no iteration computes more than a tile's worth of rows of any operator.
+// An operator may also run ahead of its readers, computing every row its
+// inputs in the loop already hold, when that keeps fewer bytes: a tensor
+// read by a deep and a shallow branch then keeps only the deep reader's
+// window, and the shallow branch's (smaller) output keeps the rows between
+// them (docs/row_loops.md, "Readers at different depths").
 // MACs equal ordinary execution's; the extra work is the copies.
 #pragma once
 

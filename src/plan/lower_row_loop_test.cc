@@ -142,6 +142,55 @@ TEST(RowLoop, EveryTileComputesEachRowOnceThroughStridesPoolsAndDilation) {
   }
 }
 
+// x [1, 16, 4, 2] -> s: Conv2D 1x1 to 16 channels; deep: four
+// DepthwiseConv2D 3x3 pad 1 (a1..a4), then p: Conv2D 1x1 to 2 channels;
+// shallow: q: Conv2D 1x1 of s to 2 channels; y = p + q. s has two readers
+// at very different depths (NASNet's stem output and its factorized reduce).
+ir::Graph make_skewed_diamond() {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 16, 4, 2});
+  const ir::TensorId s = g.node(ir::OpType::kConv2D, {x, g.constant({16, 1, 1, 2})}, make_conv_attrs(1), "s");
+  ir::TensorId a = s;
+  for (int k = 1; k <= 4; ++k) {
+    a = g.node(ir::OpType::kDepthwiseConv2D, {a, g.constant({1, 3, 3, 16})}, make_conv_attrs(3, 1, 1),
+               "a" + std::to_string(k));
+  }
+  const ir::TensorId p = g.node(ir::OpType::kConv2D, {a, g.constant({2, 1, 1, 16})}, make_conv_attrs(1), "p");
+  const ir::TensorId q = g.node(ir::OpType::kConv2D, {s, g.constant({2, 1, 1, 16})}, make_conv_attrs(1), "q");
+  g.output(g.node(ir::OpType::kAdd, {p, q}, {}, "y"));
+  return std::move(g.graph);
+}
+
+const PlanBuffer* find_buffer(const Plan& plan, const std::string& name) {
+  for (const PlanBuffer& b : plan.buffers) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+TEST(RowLoop, AShallowReaderRunsAheadSoTheSmallerTensorKeepsTheSkew) {
+  const Lowered l = lower_all(make_skewed_diamond(), 1);
+  ASSERT_TRUE(verify_plan(l.graph, l.plan).has_value());
+  EXPECT_EQ(count_plan_macs(l.graph, l.plan), ir::count_graph_macs(l.graph));
+  // Output row r needs a4's row r, a3's up to r + 1, ..., a1's up to r + 3
+  // and s's up to r + 4, while q needs only s's row r. Were q to compute
+  // only what y needs, s would keep rows r .. r + 4 (5 rows of 16 channels x
+  // 4 cols x 4 bytes = 1,280) for q. q runs ahead instead, as far as s's rows
+  // allow: s keeps only a1's window, rows r + 2 .. r + 4 (3 rows, 768 bytes),
+  // and q's output (2 channels: 32 bytes a row) keeps the 5 rows y still
+  // needs (160 bytes).
+  const ir::TensorId s = l.graph.nodes.at(0).outputs.front();
+  const ir::TensorId q = l.graph.nodes.at(6).outputs.front();
+  ASSERT_EQ(l.graph.nodes.at(6).name, "q");
+  const PlanBuffer* s_rows = find_buffer(l.plan, l.graph.tensor(s).name + ":rows");
+  const PlanBuffer* q_rows = find_buffer(l.plan, l.graph.tensor(q).name + ":rows");
+  ASSERT_NE(s_rows, nullptr);
+  ASSERT_NE(q_rows, nullptr);
+  EXPECT_EQ(s_rows->bytes, 768);
+  EXPECT_EQ(q_rows->bytes, 160);
+  EXPECT_EQ(q_rows->role, BufferRole::kCarried);
+}
+
 TEST(RowLoop, RefusesAnOperatorThatReducesItsRows) {
   testing::TestGraph g;
   const ir::TensorId x = g.input({1, 4, 4, 2});
