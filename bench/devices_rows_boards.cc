@@ -152,7 +152,7 @@ int run(int argc, char** argv) {
   }
   Result<driver::RowPrograms> programs = driver::make_row_programs(*report);
   if (failed(programs)) return 1;
-  Result<codegen::EmittedDevices> emitted = codegen::emit_device_models(programs->programs(*report), {});
+  Result<codegen::EmittedDevices> emitted = codegen::emit_device_models(programs->programs(), {});
   if (failed(emitted)) return 1;
 
   Result<std::vector<exec::TensorData>> inputs = exec::make_golden_inputs(*graph, options.single.seed);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "devices/balance_bands.h"
+#include "devices/choose_band_stage.h"
 #include "exec/golden_inputs.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
@@ -30,6 +31,25 @@ exec::TensorData crop_tensor_rows(const exec::TensorData& whole, ir::Range rows)
   return part;
 }
 
+// The boundary rows devices 1.. send device 0 at the end of the stage.
+int64_t count_gathered_bytes(const RowsCompileReport& r) {
+  int64_t bytes = 0;
+  for (size_t d = 1; d < r.bands.size(); ++d) {
+    const BandPart& part = r.bands[d];
+    for (size_t b = 0; b < part.shares.size(); ++b) {
+      bytes += part.shares[b].size() * row_bytes(part.band.graph.tensor(part.band.graph.outputs[b]));
+    }
+  }
+  return bytes;
+}
+
+// The rows device 0 scatters to devices 1.. for the stage after r (0 without one).
+int64_t count_scattered_bytes(const RowsCompileReport& r) {
+  int64_t bytes = 0;
+  for (size_t d = 1; r.tail_rows && d < r.tail_rows->input_bytes.size(); ++d) bytes += r.tail_rows->input_bytes[d];
+  return bytes;
+}
+
 class RowsCompiler {
  public:
   RowsCompiler(const ir::Graph& graph, const RowsCompileOptions& options) : graph_(graph), options_(options) {}
@@ -38,6 +58,7 @@ class RowsCompiler {
     const int n = options_.limits.count_devices();
     report_.model = graph_.source_path;
     report_.limits = options_.limits;
+    TINYFIT_ASSIGN_OR_RETURN(const std::optional<double> one_device_seconds, predict_one_device());
     std::vector<int> cuts;
     for (int c = 1; c < static_cast<int>(graph_.nodes.size()); ++c) {
       if (devices::check_head(graph_, c, n)) cuts.push_back(c);
@@ -59,7 +80,9 @@ class RowsCompiler {
     }
     RowsCompileReport result = std::move(*best);
     result.cuts = report_.cuts;
-    TINYFIT_RETURN_IF_ERROR(predict(result));
+    if (result.fits()) TINYFIT_RETURN_IF_ERROR(split_tail(result));
+    predict(result);
+    result.one_device_seconds = one_device_seconds;
     if (options_.execute) {
       TINYFIT_ASSIGN_OR_RETURN(result.verification, verify(result));
     } else {
@@ -139,27 +162,7 @@ class RowsCompiler {
       r.band_macs += ir::count_graph_macs(part.band.graph);
       r.bands.push_back(std::move(part));
     }
-    for (int d = 0; d < n; ++d) {
-      const BandPart& part = r.bands[static_cast<size_t>(d)];
-      int64_t sram = part.report.result().arena_bytes;
-      int64_t flash = part.report.flash_bytes;
-      if (d == 0) {
-        sram = std::max(sram, r.tail.result().arena_bytes);
-        flash += r.tail.flash_bytes;
-      }
-      int64_t input = 0;
-      for (size_t i = 0; i < part.band.model_inputs.size(); ++i) {
-        input += part.band.input_rows[i].size() * row_bytes(graph_.tensor(part.band.model_inputs[i]));
-      }
-      r.sram_bytes.push_back(sram);
-      r.flash_bytes.push_back(flash);
-      r.input_bytes.push_back(input);
-      if (d > 0) {
-        for (size_t b = 0; b < r.boundary.size(); ++b) {
-          r.link_bytes += part.shares[b].size() * row_bytes(graph_.tensor(r.boundary[b]));
-        }
-      }
-    }
+    account(r);
     CutTried tried;
     tried.head_nodes = cut;
     tried.tail_arena_bytes = r.tail.result().arena_bytes;
@@ -171,54 +174,199 @@ class RowsCompiler {
     return r;
   }
 
-  Status predict(RowsCompileReport& r) const {
+  // Per device, over r and the stages after it: SRAM (its largest plan's
+  // arena; device 0 also the gathered boundary before a further stage),
+  // flash (the constants of its graphs), its rows of the model inputs, and
+  // the bytes over the links.
+  void account(RowsCompileReport& r) const {
+    r.sram_bytes.clear();
+    r.flash_bytes.clear();
+    r.input_bytes.clear();
+    r.gather_bytes = 0;
+    if (r.tail_rows) {
+      for (ir::TensorId t : r.tail_graph.inputs) r.gather_bytes += r.tail_graph.tensor(t).size_bytes();
+    }
+    for (size_t d = 0; d < r.bands.size(); ++d) {
+      const BandPart& part = r.bands[d];
+      int64_t sram = part.report.result().arena_bytes;
+      int64_t flash = part.report.flash_bytes;
+      if (r.tail_rows) {
+        sram = std::max(sram, r.tail_rows->sram_bytes[d]);
+        flash += r.tail_rows->flash_bytes[d];
+        if (d == 0) sram = std::max(sram, r.gather_bytes);
+      } else if (d == 0) {
+        sram = std::max(sram, r.tail.result().arena_bytes);
+        flash += r.tail.flash_bytes;
+      }
+      int64_t input = 0;
+      for (size_t i = 0; i < part.band.model_inputs.size(); ++i) {
+        input += part.band.input_rows[i].size() * row_bytes(part.band.graph.tensor(part.band.graph.inputs[i]));
+      }
+      r.sram_bytes.push_back(sram);
+      r.flash_bytes.push_back(flash);
+      r.input_bytes.push_back(input);
+    }
+    r.link_bytes = count_gathered_bytes(r) + count_scattered_bytes(r) + (r.tail_rows ? r.tail_rows->link_bytes : 0);
+  }
+
+  double link_seconds(int64_t bytes) const {
+    const int64_t rate = options_.limits.link_bytes_per_second;
+    return rate > 0 ? static_cast<double>(bytes) / static_cast<double>(rate) : 0.0;
+  }
+
+  // The slowest band, the gather, then the scatter and the stages after r or
+  // the tail; per device, its instructions over the stages (adds to `device`).
+  std::optional<double> predict_stage(const RowsCompileReport& r, std::vector<std::optional<double>>& device) const {
     const double per_second = options_.device_mhz * 1e6;
     double slowest_band = 0.0;
-    bool predicted = true;
-    const std::optional<double> tail = r.tail.result().predicted_instructions;
+    bool predicted = per_second > 0;
+    const auto add = [&](size_t d, std::optional<double> instructions) {
+      predicted = predicted && instructions.has_value();
+      if (device[d] && instructions) {
+        *device[d] += *instructions;
+      } else {
+        device[d] = std::nullopt;
+      }
+    };
     for (size_t d = 0; d < r.bands.size(); ++d) {
       const std::optional<double> band = r.bands[d].report.result().predicted_instructions;
-      predicted = predicted && band.has_value();
       slowest_band = std::max(slowest_band, band.value_or(0.0));
-      if (d > 0) {
-        r.device_instructions.push_back(band);
-      } else {
-        r.device_instructions.push_back(band && tail ? std::optional<double>(*band + *tail) : std::nullopt);
+      add(d, band);
+    }
+    std::optional<double> after;
+    if (r.tail_rows) {
+      const std::optional<double> next = predict_stage(*r.tail_rows, device);
+      if (next) after = link_seconds(count_scattered_bytes(r)) + *next;
+    } else {
+      const std::optional<double> tail = r.tail.result().predicted_instructions;
+      add(0, tail);
+      if (tail && per_second > 0) after = *tail / per_second;
+    }
+    if (!predicted || !after) return std::nullopt;
+    return slowest_band / per_second + link_seconds(count_gathered_bytes(r)) + *after;
+  }
+
+  // graph_'s operators [0, cut) by bands (devices/choose_band_stage.h's
+  // estimate): one band graph per device, its MACs; the bytes scattered to
+  // devices 1.. and gathered from them. begin and end count from `offset`.
+  Result<devices::BandStageEstimate> estimate_stage(int offset, int cut) const {
+    const int n = options_.limits.count_devices();
+    devices::BandStageEstimate e;
+    e.begin = offset;
+    e.end = offset + cut;
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(graph_, cut, n));
+    for (int d = 0; d < n; ++d) {
+      const std::vector<ir::Range>& share = shares[static_cast<size_t>(d)];
+      TINYFIT_ASSIGN_OR_RETURN(const devices::BandGraph band, devices::crop_rows(graph_, cut, share, "_estimate"));
+      e.band_macs.push_back(ir::count_graph_macs(band.graph));
+      if (d == 0) continue;
+      for (size_t i = 0; i < band.input_rows.size(); ++i) {
+        e.link_bytes += band.input_rows[i].size() * row_bytes(band.graph.tensor(band.graph.inputs[i]));
+      }
+      for (size_t b = 0; b < share.size(); ++b) {
+        e.link_bytes += share[b].size() * row_bytes(band.graph.tensor(band.graph.outputs[b]));
       }
     }
-    if (predicted && tail && per_second > 0) {
-      const double link = options_.limits.link_bytes_per_second > 0
-                              ? static_cast<double>(r.link_bytes) / static_cast<double>(options_.limits.link_bytes_per_second)
-                              : 0.0;
-      r.seconds = (slowest_band + tail.value_or(0.0)) / per_second + link;
+    return e;
+  }
+
+  // Every stage the tail could run by bands: from operator 0, and from every
+  // end of such a stage, each cut crop_rows accepts.
+  Result<std::vector<devices::BandStageEstimate>> estimate_stages(const ir::Graph& tail) const {
+    const int n = options_.limits.count_devices();
+    const int nodes = static_cast<int>(tail.nodes.size());
+    std::vector<devices::BandStageEstimate> estimates;
+    std::vector<bool> reached(static_cast<size_t>(nodes), false);
+    reached[0] = true;
+    for (int begin = 0; begin < nodes; ++begin) {
+      if (!reached[static_cast<size_t>(begin)]) continue;
+      const ir::Graph from = begin == 0 ? tail : devices::extract_tail(tail, begin, "_from");
+      const RowsCompiler compiler(from, options_);
+      for (int cut = 1; begin + cut < nodes; ++cut) {
+        if (!devices::check_head(from, cut, n)) continue;
+        TINYFIT_ASSIGN_OR_RETURN(devices::BandStageEstimate e, compiler.estimate_stage(begin, cut));
+        estimates.push_back(std::move(e));
+        reached[static_cast<size_t>(begin + cut)] = true;
+      }
     }
-    // One device with SRAM enough for every candidate: the fastest plan.
+    return estimates;
+  }
+
+  // split-tail: r's tail by bands again, stage after stage, as the estimate
+  // prefers (devices/choose_band_stage.h), then compiled.
+  Status split_tail(RowsCompileReport& r) const {
+    const double per_second = options_.device_mhz * 1e6;
+    const std::optional<double> whole = r.tail.result().predicted_instructions;
+    const int64_t whole_macs = ir::count_graph_macs(r.tail_graph);
+    if (!whole || whole_macs <= 0 || per_second <= 0 || r.tail_graph.nodes.size() < 2) return {};
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<devices::BandStageEstimate> estimates, estimate_stages(r.tail_graph));
+    std::vector<int64_t> node_macs;
+    for (const ir::Node& node : r.tail_graph.nodes) node_macs.push_back(ir::op_decl(node.op).count_macs(r.tail_graph, node));
+    const devices::StageRates rates{*whole / static_cast<double>(whole_macs) / per_second,
+                                    static_cast<double>(options_.limits.link_bytes_per_second)};
+    std::vector<int> heads;  // each stage's cut in the tail before it
+    for (size_t i : devices::choose_band_stages(node_macs, estimates, rates)) {
+      heads.push_back(estimates[i].end - estimates[i].begin);
+    }
+    return attach_stages(r, heads, 0);
+  }
+
+  // The stage of heads[i] operators on r's tail, compiled, with the stages
+  // after it; kept when every device fits and the compiled prediction, link
+  // included, beats r's tail whole on device 0 (else r keeps its tail).
+  Status attach_stages(RowsCompileReport& r, const std::vector<int>& heads, size_t i) const {
+    if (i == heads.size()) return {};
+    const int n = options_.limits.count_devices();
+    const double per_second = options_.device_mhz * 1e6;
+    const std::optional<double> whole = r.tail.result().predicted_instructions;
+    RowsCompiler next_compiler(r.tail_graph, options_);
+    TINYFIT_ASSIGN_OR_RETURN(RowsCompileReport next, next_compiler.compile_cut(heads[i]));
+    if (!next.fits() || !whole) return {};
+    TINYFIT_RETURN_IF_ERROR(next_compiler.attach_stages(next, heads, i + 1));
+    RowsCompileReport split = r;
+    split.tail_rows = std::make_shared<const RowsCompileReport>(std::move(next));
+    account(split);
+    std::vector<std::optional<double>> unused(static_cast<size_t>(n), 0.0);
+    const std::optional<double> by_rows = predict_stage(*split.tail_rows, unused);
+    if (!split.fits() || !by_rows || link_seconds(count_scattered_bytes(split)) + *by_rows >= *whole / per_second) {
+      return {};
+    }
+    r = std::move(split);
+    return {};
+  }
+
+  void predict(RowsCompileReport& r) const {
+    r.device_instructions.assign(r.bands.size(), 0.0);
+    r.seconds = predict_stage(r, r.device_instructions);
+  }
+
+  // One device with SRAM enough for every candidate: its fastest plan's
+  // seconds. Compiled first, while the searches' deadline (--time-limit) is
+  // fresh, so that the parts compiled after it cannot starve it.
+  Result<std::optional<double>> predict_one_device() const {
+    const double per_second = options_.device_mhz * 1e6;
     CompileOptions one = options_.single;
     one.sram_bytes = INT64_MAX;
     one.execute = false;
     one.emit_dir.clear();
     TINYFIT_ASSIGN_OR_RETURN(const CompileReport alone, compile_model(graph_, one));
-    if (alone.result().predicted_instructions && per_second > 0) {
-      r.one_device_seconds = *alone.result().predicted_instructions / per_second;
-    }
-    return {};
+    if (!alone.result().predicted_instructions || per_second <= 0) return std::optional<double>();
+    return std::optional<double>(*alone.result().predicted_instructions / per_second);
   }
 
-  // Runs every device's band in its own poisoned arena of exactly its size,
-  // gathers each boundary tensor's shares on device 0, runs the tail there,
-  // and compares with the reference interpreter on the whole model.
-  Result<Verification> verify(const RowsCompileReport& r) const {
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> inputs,
-                             exec::make_golden_inputs(graph_, options_.single.seed));
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> expected, exec::run_reference(graph_, inputs));
+  // Runs every device's band of r (a stage of `graph`) in its own poisoned
+  // arena of exactly its size, gathers each boundary tensor's shares on
+  // device 0, then runs the stages after r or the tail there: the outputs.
+  Result<std::vector<exec::TensorData>> run_stage(const ir::Graph& graph, const RowsCompileReport& r,
+                                                  const std::vector<exec::TensorData>& inputs) const {
+    const exec::ExecuteOptions checking{true};
     std::vector<exec::TensorData> boundary;
     for (ir::TensorId t : r.boundary) {
-      boundary.push_back(exec::TensorData::zeros(graph_.tensor(t).dtype, graph_.tensor(t).shape));
+      boundary.push_back(exec::TensorData::zeros(graph.tensor(t).dtype, graph.tensor(t).shape));
     }
-    const std::vector<std::vector<exec::TensorData>> band_inputs = crop_band_inputs(graph_, r, inputs);
+    const std::vector<std::vector<exec::TensorData>> band_inputs = crop_band_inputs(graph, r, inputs);
     for (size_t d = 0; d < r.bands.size(); ++d) {
       const BandPart& part = r.bands[d];
-      const exec::ExecuteOptions checking{true};
       TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> outputs,
                                exec::execute_plan(part.band.graph, part.report.result().plan, band_inputs[d], checking));
       for (size_t b = 0; b < r.boundary.size(); ++b) {
@@ -229,12 +377,21 @@ class RowsCompiler {
         std::memcpy(boundary[b].bytes.data() + share.begin * per_row, rows.bytes.data(), rows.bytes.size());
       }
     }
-    const exec::ExecuteOptions checking{true};
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual,
-                             exec::execute_plan(r.tail_graph, r.tail.result().plan, boundary, checking));
+    if (r.tail_rows) return run_stage(r.tail_graph, *r.tail_rows, boundary);
+    return exec::execute_plan(r.tail_graph, r.tail.result().plan, boundary, checking);
+  }
+
+  // Every stage run as above on the golden inputs, compared with the
+  // reference interpreter on the whole model.
+  Result<Verification> verify(const RowsCompileReport& r) const {
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> inputs,
+                             exec::make_golden_inputs(graph_, options_.single.seed));
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> expected, exec::run_reference(graph_, inputs));
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<exec::TensorData> actual, run_stage(graph_, r, inputs));
     Verification v = compare_with_reference(graph_, actual, expected, /*exact=*/true);
     v.note = "every device's plans in poisoned arenas of exactly their sizes, every read checked against its "
-             "last writer; the boundary rows gathered on device 0; outputs equal the reference";
+             "last writer; the boundary rows gathered on device 0 (and scattered again before each further stage "
+             "of bands); outputs equal the reference";
     return v;
   }
 

@@ -13,6 +13,14 @@
 //                   0's SRAM (a binary search over the cuts whose head every
 //                   device can compute by bands), then the next cuts while a
 //                   band does not fit;
+//   split-tail      the tail by bands again (a second stage, and so on):
+//                   device 0 gathers the boundary whole, scatters every
+//                   device its rows of it (halo included) and the tail's first
+//                   operators run by bands; the cut chosen by the latency
+//                   model's estimate over every cut (devices/choose_band_stage.h),
+//                   then compiled; kept when every part fits and the compiled
+//                   prediction (link bytes included) beats the tail whole on
+//                   device 0;
 //   balance-bands   the rows of the boundary each device computes, evened
 //                   out over the devices' bands of the model input
 //                   (devices/balance_bands.h);
@@ -27,10 +35,14 @@
 // A device's SRAM is its largest plan's arena: device 0 runs its band, then
 // moves its own rows of the boundary (one contiguous block of each NHWC
 // tensor) into the tail's input buffer and receives the others' there, so
-// the band's arena is dead once the tail starts.
+// the band's arena is dead once the tail starts. Before a further stage of
+// bands device 0 gathers the boundary whole at the start of its arena (its
+// SRAM is at least the boundary's bytes), scatters from there, and moves its
+// own rows into its next band's input buffers.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,20 +87,32 @@ struct RowsCompileReport {
   std::vector<ir::TensorId> boundary;        // tensors crossing it
   std::vector<BandPart> bands;               // one per device
   ir::Graph tail_graph;
-  CompileReport tail;                        // on device 0
-  std::vector<int64_t> sram_bytes;           // per device: its largest plan's arena
-  std::vector<int64_t> flash_bytes;          // per device: the constants of its graphs
+  CompileReport tail;                        // on device 0 (with tail_rows: compiled for the comparison only)
+  // The tail by bands again (split-tail): a report on tail_graph, whose model
+  // inputs device 0 scatters; null: the tail runs whole on device 0.
+  std::shared_ptr<const RowsCompileReport> tail_rows;
+  int64_t gather_bytes = 0;                  // with tail_rows: the boundary whole, gathered on device 0
+  // Per device, over this stage and tail_rows' (all the stages after it):
+  std::vector<int64_t> sram_bytes;           // its largest plan's arena (device 0: or gather_bytes)
+  std::vector<int64_t> flash_bytes;          // the constants of its graphs
   std::vector<int64_t> input_bytes;          // per device: its rows of the model inputs (with their halo)
-  int64_t link_bytes = 0;                    // the boundary rows devices 1.. send to device 0
+  // The boundary rows devices 1.. send to device 0, plus, with tail_rows, the
+  // rows device 0 scatters to them (tail_rows' input_bytes of devices 1..)
+  // and tail_rows' link_bytes.
+  int64_t link_bytes = 0;
   int64_t head_macs = 0;                     // the head's MACs in the model
   int64_t band_macs = 0;                     // summed over the band graphs: + halos, - rows no consumer reads
   std::vector<CutTried> cuts;                // what find-cut compiled, in order
   Verification verification;
-  // Predicted: the slowest band, the link, the tail (options.single.target's cost table).
+  // Predicted: the slowest band, the link, the tail (options.single.target's
+  // cost table); with tail_rows, the scatter and tail_rows' seconds instead of the tail.
   std::optional<double> seconds;
   std::optional<double> one_device_seconds;  // compile_model on the whole model, unlimited SRAM: its fastest plan
-  std::vector<std::optional<double>> device_instructions;  // per device, its bands' and tail's
+  std::vector<std::optional<double>> device_instructions;  // per device, its bands' and tail's (every stage)
 
+  int count_stages() const { return 1 + (tail_rows ? tail_rows->count_stages() : 0); }
+  // The report of the last stage (this one without tail_rows): whose tail runs on device 0.
+  const RowsCompileReport& last_stage() const { return tail_rows ? tail_rows->last_stage() : *this; }
   std::vector<int> count_over_limit() const;
   bool fits() const { return count_over_limit().empty(); }
 };

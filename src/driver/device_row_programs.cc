@@ -17,6 +17,10 @@ codegen::StaticView make_block_view(int64_t offset, int64_t bytes) {
   return codegen::StaticView{offset, ir::DType::kU8, {bytes}, {1}, {0}};
 }
 
+std::string describe_rows(const ir::Tensor& t, ir::Range rows) {
+  return "'" + t.name + "' rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")";
+}
+
 // Device 0's moves in an order where none overwrites bytes a later one still
 // reads (devices/order_block_moves.h); a cycle is exit 2.
 Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::LocalCopy>& moves) {
@@ -26,7 +30,7 @@ Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::L
   }
   const std::optional<std::vector<int>> order = devices::order_block_moves(blocks);
   if (!order) {
-    return fail("--emit c with --partition rows: device 0's boundary rows cannot move into the tail's input "
+    return fail("--emit c with --partition rows: device 0's rows cannot move between its plans' buffers "
                 "without overwriting one another (two blocks land on each other's rows); not built yet (issue 14)",
                 ExitCode::kBadCommandLine);
   }
@@ -35,74 +39,169 @@ Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::L
   return ordered;
 }
 
-}  // namespace
-
-std::vector<codegen::DeviceProgram> RowPrograms::programs(const RowsCompileReport& report) const {
-  std::vector<codegen::DeviceProgram> out;
-  for (size_t d = 0; d < bands.size(); ++d) {
-    std::vector<codegen::GraphPlan> more;
-    if (d == 0) more.push_back({&report.tail_graph, &tail});
-    out.push_back({&report.bands[d].band.graph, &bands[d], steps[d], std::move(more)});
+class ProgramsBuilder {
+ public:
+  explicit ProgramsBuilder(size_t devices) {
+    out_.plans.resize(devices);
+    out_.graphs.resize(devices);
+    out_.steps.resize(devices);
   }
-  return out;
-}
 
-Result<RowPrograms> make_row_programs(const RowsCompileReport& report) {
-  const size_t n = report.bands.size();
-  TINYFIT_CHECK(n >= 2) << "rows programs for " << n << " devices";
-  RowPrograms out;
-  out.steps.resize(n);
-  out.tail = report.tail.result().plan;
-  std::fill(out.tail.inputs.begin(), out.tail.inputs.end(), -1);
-  const ir::Graph& tail_graph = report.tail_graph;
-  // Where device d's share of boundary tensor b sits in its band's output,
-  // and where it lands in the tail's input.
-  const auto share_block = [&](size_t d, size_t b) {
-    const BandPart& part = report.bands[d];
+  Result<RowPrograms> build(const RowsCompileReport& report) {
+    int64_t gathered = 0;  // the gather buffer before this stage (its band plan on device 0 covers it)
+    for (const RowsCompileReport* stage = &report; stage != nullptr; stage = stage->tail_rows.get()) {
+      add_bands(*stage, stage == &report, gathered);
+      if (stage->tail_rows) {
+        TINYFIT_RETURN_IF_ERROR(gather_and_scatter(*stage));
+        gathered = stage->gather_bytes;
+      } else {
+        TINYFIT_RETURN_IF_ERROR(gather_into_tail(*stage));
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  size_t count_devices() const { return out_.plans.size(); }
+
+  // Appends plan `plan` of `graph` to device d's plans and its steps.
+  void add_plan(size_t d, const ir::Graph& graph, plan::Plan plan) {
+    const int index = static_cast<int>(out_.plans[d].size());
+    std::vector<codegen::DeviceStep>& steps = out_.steps[d];
+    steps.reserve(steps.size() + plan.steps.size());
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      steps.emplace_back(std::in_place_type<codegen::PlanStepRef>, static_cast<int>(s), index);
+    }
+    out_.plans[d].push_back(std::move(plan));
+    out_.graphs[d].push_back(&graph);
+  }
+
+  // Every device's band of the stage; the first stage's inputs stay the API.
+  void add_bands(const RowsCompileReport& stage, bool first, int64_t gathered) {
+    for (size_t d = 0; d < count_devices(); ++d) {
+      const BandPart& part = stage.bands[d];
+      plan::Plan held = part.report.result().plan;
+      std::fill(held.outputs.begin(), held.outputs.end(), -1);
+      if (!first) std::fill(held.inputs.begin(), held.inputs.end(), -1);
+      if (d == 0) held.arena_bytes = std::max(held.arena_bytes, gathered);
+      add_plan(d, part.band.graph, std::move(held));
+    }
+  }
+
+  // Where device d's share of boundary tensor b sits in its band's output.
+  static codegen::StaticView share_block(const RowsCompileReport& stage, size_t d, size_t b) {
+    const BandPart& part = stage.bands[d];
     const ir::Range share = part.shares.at(b);
     const ir::Range band = part.band.output_rows.at(b);
     const int64_t bytes = row_bytes(part.band.graph.tensor(part.band.graph.outputs.at(b)));
     const plan::Plan& plan = part.report.result().plan;
     const plan::PlanBuffer& buffer = plan.buffers.at(static_cast<size_t>(plan.outputs.at(b)));
     return make_block_view(buffer.offset + (share.begin - band.begin) * bytes, share.size() * bytes);
-  };
-  const auto landing_block = [&](size_t d, size_t b) {
-    const ir::Range share = report.bands[d].shares.at(b);
-    const int64_t bytes = row_bytes(tail_graph.tensor(tail_graph.inputs.at(b)));
-    const plan::PlanBuffer& buffer = out.tail.buffers.at(static_cast<size_t>(report.tail.result().plan.inputs.at(b)));
-    return make_block_view(buffer.offset + share.begin * bytes, share.size() * bytes);
-  };
-  const auto label = [&](size_t d, size_t b) {
-    const ir::Range share = report.bands[d].shares.at(b);
-    return "'" + tail_graph.tensor(tail_graph.inputs.at(b)).name + "' rows [" + std::to_string(share.begin) + ", " +
-           std::to_string(share.end) + ")";
-  };
-  std::vector<codegen::LocalCopy> moves;
-  for (size_t d = 0; d < n; ++d) {
-    const plan::Plan& band = report.bands[d].report.result().plan;
-    plan::Plan held = band;
-    std::fill(held.outputs.begin(), held.outputs.end(), -1);
-    out.bands.push_back(std::move(held));
-    for (size_t s = 0; s < band.steps.size(); ++s) out.steps[d].push_back(codegen::PlanStepRef{static_cast<int>(s), 0});
-    for (size_t b = 0; b < report.boundary.size(); ++b) {
-      if (d == 0) {
-        moves.push_back(codegen::LocalCopy{share_block(0, b), landing_block(0, b), label(0, b)});
-      } else {
-        out.steps[d].push_back(
-            codegen::LinkTransfer{codegen::LinkDirection::kSend, 0, share_block(d, b), label(d, b)});
+  }
+
+  static std::string share_label(const RowsCompileReport& stage, size_t d, size_t b) {
+    return describe_rows(stage.tail_graph.tensor(stage.tail_graph.inputs.at(b)), stage.bands[d].shares.at(b));
+  }
+
+  // Devices 1.. send their shares; device 0 moves its own to `landing(0, b)`
+  // and receives the others' at `landing(d, b)`.
+  template <typename Landing>
+  Status gather(const RowsCompileReport& stage, const Landing& landing) {
+    std::vector<codegen::LocalCopy> moves;
+    for (size_t b = 0; b < stage.boundary.size(); ++b) {
+      moves.push_back(codegen::LocalCopy{share_block(stage, 0, b), landing(0, b), share_label(stage, 0, b)});
+    }
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
+    out_.steps[0].insert(out_.steps[0].end(), ordered.begin(), ordered.end());
+    for (size_t d = 1; d < count_devices(); ++d) {
+      for (size_t b = 0; b < stage.boundary.size(); ++b) {
+        out_.steps[d].push_back(codegen::LinkTransfer{codegen::LinkDirection::kSend, 0, share_block(stage, d, b),
+                                                      share_label(stage, d, b)});
+        out_.steps[0].push_back(codegen::LinkTransfer{codegen::LinkDirection::kReceive, static_cast<int>(d),
+                                                      landing(d, b), share_label(stage, d, b)});
       }
     }
+    return {};
   }
-  TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
-  out.steps[0].insert(out.steps[0].end(), ordered.begin(), ordered.end());
-  for (size_t d = 1; d < n; ++d) {
-    for (size_t b = 0; b < report.boundary.size(); ++b) {
-      out.steps[0].push_back(codegen::LinkTransfer{codegen::LinkDirection::kReceive, static_cast<int>(d),
-                                                   landing_block(d, b), label(d, b)});
+
+  // The last stage: the shares land in the tail's input buffers; device 0
+  // then runs the tail (the model's outputs its API).
+  Status gather_into_tail(const RowsCompileReport& stage) {
+    const plan::Plan& tail = stage.tail.result().plan;
+    const auto landing = [&](size_t d, size_t b) {
+      const ir::Range share = stage.bands[d].shares.at(b);
+      const int64_t bytes = row_bytes(stage.tail_graph.tensor(stage.tail_graph.inputs.at(b)));
+      const plan::PlanBuffer& buffer = tail.buffers.at(static_cast<size_t>(tail.inputs.at(b)));
+      return make_block_view(buffer.offset + share.begin * bytes, share.size() * bytes);
+    };
+    TINYFIT_RETURN_IF_ERROR(gather(stage, landing));
+    plan::Plan held = tail;
+    std::fill(held.inputs.begin(), held.inputs.end(), -1);
+    add_plan(0, stage.tail_graph, std::move(held));
+    return {};
+  }
+
+  // A stage with a further one: the shares land in the gather buffer (the
+  // boundary tensors whole, one after another from offset 0), and device 0
+  // hands every device its next band's inputs from there.
+  Status gather_and_scatter(const RowsCompileReport& stage) {
+    const ir::Graph& tail_graph = stage.tail_graph;
+    std::vector<int64_t> offsets;  // per boundary tensor (= tail input), in the gather buffer
+    int64_t offset = 0;
+    for (ir::TensorId t : tail_graph.inputs) {
+      offsets.push_back(offset);
+      offset += tail_graph.tensor(t).size_bytes();
     }
+    const auto gathered_rows = [&](size_t b, ir::Range rows) {
+      const int64_t bytes = row_bytes(tail_graph.tensor(tail_graph.inputs.at(b)));
+      return make_block_view(offsets.at(b) + rows.begin * bytes, rows.size() * bytes);
+    };
+    TINYFIT_RETURN_IF_ERROR(gather(stage, [&](size_t d, size_t b) { return gathered_rows(b, stage.bands[d].shares.at(b)); }));
+    const RowsCompileReport& next = *stage.tail_rows;
+    std::vector<codegen::LocalCopy> moves;
+    for (size_t d = 0; d < count_devices(); ++d) {
+      const BandPart& part = next.bands[d];
+      const plan::Plan& plan = part.report.result().plan;
+      for (size_t i = 0; i < part.band.model_inputs.size(); ++i) {
+        const size_t b = static_cast<size_t>(std::find(tail_graph.inputs.begin(), tail_graph.inputs.end(),
+                                                       part.band.model_inputs[i]) -
+                                             tail_graph.inputs.begin());
+        const ir::Range rows = part.band.input_rows[i];
+        const codegen::StaticView from = gathered_rows(b, rows);
+        const codegen::StaticView to =
+            make_block_view(plan.buffers.at(static_cast<size_t>(plan.inputs.at(i))).offset, from.count_bytes());
+        const std::string label = describe_rows(tail_graph.tensor(tail_graph.inputs.at(b)), rows);
+        if (d == 0) {
+          moves.push_back(codegen::LocalCopy{from, to, label});
+          continue;
+        }
+        out_.steps[0].push_back(codegen::LinkTransfer{codegen::LinkDirection::kSend, static_cast<int>(d), from, label});
+        out_.steps[d].push_back(codegen::LinkTransfer{codegen::LinkDirection::kReceive, 0, to, label});
+      }
+    }
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
+    out_.steps[0].insert(out_.steps[0].end(), ordered.begin(), ordered.end());
+    return {};
   }
-  for (size_t s = 0; s < out.tail.steps.size(); ++s) out.steps[0].push_back(codegen::PlanStepRef{static_cast<int>(s), 1});
+
+  RowPrograms out_;
+};
+
+}  // namespace
+
+std::vector<codegen::DeviceProgram> RowPrograms::programs() const {
+  std::vector<codegen::DeviceProgram> out;
+  for (size_t d = 0; d < plans.size(); ++d) {
+    std::vector<codegen::GraphPlan> more;
+    for (size_t k = 1; k < plans[d].size(); ++k) more.push_back({graphs[d][k], &plans[d][k]});
+    out.push_back({graphs[d][0], &plans[d][0], steps[d], std::move(more)});
+  }
   return out;
+}
+
+Result<RowPrograms> make_row_programs(const RowsCompileReport& report) {
+  TINYFIT_CHECK(report.bands.size() >= 2) << "rows programs for " << report.bands.size() << " devices";
+  return ProgramsBuilder(report.bands.size()).build(report);
 }
 
 }  // namespace tinyfit::driver

@@ -166,7 +166,7 @@ Status run_compile_device_rows(const CompileCliOptions& cli) {
     // Device d runs its band and sends its rows to device 0, which runs the
     // tail on them (driver/device_row_programs.h).
     TINYFIT_ASSIGN_OR_RETURN(const driver::RowPrograms programs, driver::make_row_programs(report));
-    return emit_device_c(programs.programs(report), cli, graph);
+    return emit_device_c(programs.programs(), cli, graph);
   }
   return {};
 }

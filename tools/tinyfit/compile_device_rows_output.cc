@@ -24,6 +24,43 @@ std::string boundary_names(const ir::Graph& graph, const driver::RowsCompileRepo
 
 std::string plan_name(const driver::CompileReport& report) { return report.result().name; }
 
+// Per stage after the first: its cut (in the graph of the stage before, that
+// stage's tail), its devices' band arenas and MACs; then the tail.
+void print_later_stages(std::ostream& out, const driver::RowsCompileReport& r) {
+  int number = 2;
+  for (const driver::RowsCompileReport* before = &r; before->tail_rows; before = before->tail_rows.get(), ++number) {
+    const driver::RowsCompileReport& s = *before->tail_rows;
+    out << "stage " << number << ": device 0 gathers the boundary and scatters every device its rows; the next "
+        << s.head_nodes << " operators by bands (cut after '"
+        << escape_for_display(before->tail_graph.nodes[static_cast<size_t>(s.head_nodes - 1)].name)
+        << "'); band arenas";
+    for (const driver::BandPart& part : s.bands) out << " " << format_thousands(part.report.result().arena_bytes);
+    out << "; band MACs " << format_thousands(s.band_macs) << " (the operators' " << format_thousands(s.head_macs)
+        << ")\n";
+  }
+  const driver::RowsCompileReport& last = r.last_stage();
+  out << "tail on device 0: " << last.tail_graph.nodes.size() << " operators, arena "
+      << format_thousands(last.tail.result().arena_bytes) << " (" << plan_name(last.tail) << ")\n";
+}
+
+// The later stages in JSON: per stage, its cut, its devices' band arenas and plans.
+nlohmann::json make_later_stages_json(const driver::RowsCompileReport& r) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const driver::RowsCompileReport* s = r.tail_rows.get(); s != nullptr; s = s->tail_rows.get()) {
+    nlohmann::json sj;
+    sj["head_nodes"] = s->head_nodes;
+    sj["head_macs"] = s->head_macs;
+    sj["band_macs"] = s->band_macs;
+    nlohmann::json bands = nlohmann::json::array();
+    for (const driver::BandPart& part : s->bands) {
+      bands.push_back({{"arena_bytes", part.report.result().arena_bytes}, {"plan", plan_name(part.report)}});
+    }
+    sj["bands"] = bands;
+    stages.push_back(sj);
+  }
+  return stages;
+}
+
 }  // namespace
 
 void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const driver::RowsCompileReport& r) {
@@ -32,12 +69,15 @@ void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const dri
   out << "model: " << escape_for_display(r.model) << "\n"
       << "devices: " << n << " (partition: rows: operators 0.." << r.head_nodes - 1 << " by bands of rows on every "
       << "device, the other " << graph.nodes.size() - static_cast<size_t>(r.head_nodes)
-      << " on device 0; every part compiled with the single-device techniques)\n"
+      << " after it: " << (r.tail_rows ? "by bands again in " + std::to_string(r.count_stages() - 1) +
+                                " more stage(s), the rest on device 0" : std::string("on device 0"))
+      << "; every part compiled with the single-device techniques)\n"
       << "cut: after '" << escape_for_display(last.name) << "'; boundary: " << escape_for_display(boundary_names(graph, r))
       << "\n"
       << "MACs of the bands: " << format_thousands(r.band_macs) << " (the head's " << format_thousands(r.head_macs)
       << "; the difference: halo rows computed on two devices, less rows no consumer reads)\n";
   using Align = TextTable::Align;
+  const driver::RowsCompileReport& last_stage = r.last_stage();
   TextTable table({"device", "sram_limit", "sram_bytes", "band_arena", "band_plan", "tail_arena", "tail_plan",
                    "flash_bytes", "input_bytes"},
                   {Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft, Align::kRight,
@@ -47,18 +87,19 @@ void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const dri
     table.add_row({std::to_string(d), format_thousands(r.limits.sram_bytes[static_cast<size_t>(d)]),
                    format_thousands(r.sram_bytes[static_cast<size_t>(d)]),
                    format_thousands(part.report.result().arena_bytes), plan_name(part.report),
-                   d == 0 ? format_thousands(r.tail.result().arena_bytes) : "-", d == 0 ? plan_name(r.tail) : "-",
+                   d == 0 ? format_thousands(last_stage.tail.result().arena_bytes) : "-", d == 0 ? plan_name(last_stage.tail) : "-",
                    format_thousands(r.flash_bytes[static_cast<size_t>(d)]),
                    format_thousands(r.input_bytes[static_cast<size_t>(d)])});
   }
-  out << "per device (bytes; sram_bytes = its largest plan's arena; input_bytes: its rows of the model input, "
-         "halo included):\n";
+  out << "per device (bytes; sram_bytes = its largest plan's arena, every stage's; band_arena: the first stage's; "
+         "input_bytes: its rows of the model input, halo included):\n";
   table.print(out);
+  print_later_stages(out, r);
   out << "bytes exchanged: " << format_thousands(r.link_bytes) << " over the links (gather of the boundary rows on "
-      << "device 0)\n";
+      << "device 0" << (r.tail_rows ? ", and scatter of the next stage's rows from it" : "") << ")\n";
   if (r.seconds) {
-    out << "predicted latency: " << format_ms(*r.seconds) << " (the slowest band, then the link at "
-        << format_thousands(r.limits.link_bytes_per_second) << " bytes/s, then the tail)";
+    out << "predicted latency: " << format_ms(*r.seconds) << " (per stage the slowest band, then the link at "
+        << format_thousands(r.limits.link_bytes_per_second) << " bytes/s; then the tail)";
     if (r.one_device_seconds) {
       out << "; one device with the same techniques and unlimited SRAM (its fastest plan): " << format_ms(*r.one_device_seconds) << ", "
           << (1.0 - *r.seconds / *r.one_device_seconds) * 100 << "% lower";
@@ -86,6 +127,7 @@ nlohmann::json make_device_rows_json(const ir::Graph& graph, const driver::RowsC
   for (ir::TensorId t : r.boundary) boundary.push_back(graph.tensor(t).name);
   j["boundary"] = boundary;
   j["head_macs"] = r.head_macs;
+  j["later_stages"] = make_later_stages_json(r);
   j["band_macs"] = r.band_macs;
   j["exchanged_bytes"] = r.link_bytes;
   j["link_bytes_per_second"] = r.limits.link_bytes_per_second;
@@ -104,8 +146,8 @@ nlohmann::json make_device_rows_json(const ir::Graph& graph, const driver::RowsC
     dj["band_plan"] = plan_name(part.report);
     dj["band_techniques"] = part.report.result().techniques;
     if (d == 0) {
-      dj["tail_arena_bytes"] = r.tail.result().arena_bytes;
-      dj["tail_plan"] = plan_name(r.tail);
+      dj["tail_arena_bytes"] = r.last_stage().tail.result().arena_bytes;
+      dj["tail_plan"] = plan_name(r.last_stage().tail);
     }
     dj["flash_bytes"] = r.flash_bytes[d];
     dj["input_bytes"] = r.input_bytes[d];
