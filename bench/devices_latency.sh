@@ -4,7 +4,8 @@
 # --device-mhz, link at --link-bytes-per-second) of every model on 4 devices
 # with the k1/k2 rule, min-memory, tinyfit's latency search and the bands of
 # rows composed with the single-device techniques (--partition rows: its
-# latency is the slowest band, the gather, the tail; its arena column is the
+# latency is per stage the slowest band and the gather (and scatter), then the
+# tail; its arena column is the
 # largest device's SRAM; no plan when the model has no cut by rows), against the
 # same model on one device (every operator whole, no link), at two link
 # rates (SPI at 10 Mbit/s = 1,250,000 bytes/s, UART at 1 Mbit/s = 125,000
@@ -33,7 +34,7 @@ for row in "${rows[@]}"; do
     for link in 1250000 125000; do
       for partition in k1k2 min-memory search rows; do
         "$tinyfit" compile "$model" --devices 4 --device-sram "$sram" --partition "$partition" \
-          --link-bytes-per-second "$link" --device-mhz 100 --json "${verify_flag[@]}" 2>/dev/null |
+          --link-bytes-per-second "$link" --device-mhz 100 --time-limit 600 --json "${verify_flag[@]}" 2>/dev/null |
           /usr/bin/python3 -c '
 import json, sys
 text = sys.stdin.read()

@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 constexpr int kUartBaudDivisor = 25;
 // The board's RAM region for each device: arena, stack and the link's few words.
 constexpr int64_t kBoardRamBytes = 256 * 1024;
+// Link calls whose compute count a board keeps (a --partition rows stage makes
+// a few per boundary tensor and device).
+constexpr int kMaxLinkMarks = 512;
 
 std::string quote(const std::string& text) {
   std::string quoted = "'";
@@ -39,11 +42,14 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
   } else {
     out << "#include \"board.h\"\n#include \"model.h\"\n#include \"tinyfit_link_cmsdk_uart.h\"\n\n"
         << "/* The link calls, wrapped (-Wl,--wrap): the counter ticks spent inside them,\n"
-        << " * and those of the invoke before the first of them. */\n"
-        << "static uint64_t link_ticks, base, first_link_ticks;\n"
-        << "static int link_called;\n"
+        << " * and the invoke's ticks outside them before each of them. */\n"
+        << "static uint64_t link_ticks, base;\n"
+        << "/* The invoke's ticks outside link calls before each link call (the first " << kMaxLinkMarks << "). */\n"
+        << "static uint64_t compute_marks[" << kMaxLinkMarks << "];\n"
+        << "static uint32_t compute_mark_count;\n"
         << "static void note_link_call(uint64_t start) {\n"
-        << "  if (!link_called) first_link_ticks = start - base;\n  link_called = 1;\n}\n"
+        << "  if (compute_mark_count < " << kMaxLinkMarks << "u) {\n"
+        << "    compute_marks[compute_mark_count++] = start - base - link_ticks;\n  }\n}\n"
         << "int __real_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
         << "int __real_tinyfit_link_recv(int peer, void* data, uint32_t bytes);\n"
         << "int __wrap_tinyfit_link_send(int peer, const void* data, uint32_t bytes);\n"
@@ -96,7 +102,7 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
   }
   out << "  status = " << model.prefix << "_invoke();\n";
   if (kind == LinkKind::kUart) {
-    out << "  ticks = board_counter_read() - base;\n  if (!link_called) first_link_ticks = ticks;\n";
+    out << "  ticks = board_counter_read() - base;\n";
   }
   if (kind == LinkKind::kMpi) {
     // The report goes to the file named by the first argument: mpirun
@@ -118,8 +124,9 @@ std::string make_device_main(const codegen::EmittedModel& model, int d, int devi
         << "  board_write(\"received \");\n  board_write_u64(tinyfit_link_uart_bytes_received());\n"
         << "  board_write(\"instructions \");\n  board_write_u64(ticks * BOARD_INSTRUCTIONS_PER_TICK);\n"
         << "  board_write(\"link_instructions \");\n  board_write_u64(link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n"
-        << "  board_write(\"instructions_before_link \");\n"
-        << "  board_write_u64(first_link_ticks * BOARD_INSTRUCTIONS_PER_TICK);\n";
+        << "  {\n    uint32_t m;\n    for (m = 0; m < compute_mark_count; ++m) {\n"
+        << "      board_write(\"compute_before_link \");\n"
+        << "      board_write_u64(compute_marks[m] * BOARD_INSTRUCTIONS_PER_TICK);\n    }\n  }\n";
     for (size_t i : model.output_indices) {
       out << "  board_write(\"output" << i << " \");\n  board_write_hex(" << model.prefix << "_output(" << i
           << "), " << macro << "_OUTPUT" << i << "_BYTES);\n";
@@ -154,8 +161,8 @@ Status parse_device_line(const std::string& key, const std::string& value, Devic
     report.instructions = std::stoull(value);
   } else if (key == "link_instructions") {
     report.link_instructions = std::stoull(value);
-  } else if (key == "instructions_before_link") {
-    report.instructions_before_link = std::stoull(value);
+  } else if (key == "compute_before_link") {
+    report.compute_before_link_calls.push_back(std::stoull(value));
   } else if (key.starts_with("output")) {
     std::optional<std::vector<uint8_t>> bytes = parse_hex(value);
     if (!bytes) return fail("unreadable output line: " + key + " " + value);

@@ -47,9 +47,10 @@ struct DeviceRunReport {
   // those inside the link calls.
   uint64_t instructions = 0;
   uint64_t link_instructions = 0;
-  // Boards only: the invoke's instructions before its first link call (all
-  // of them when it makes none): with --partition rows, a band's compute.
-  uint64_t instructions_before_link = 0;
+  // Boards only: before each link call (its first 512), the invoke's
+  // instructions outside link calls so far (with --partition rows, [0] is
+  // the first band's compute).
+  std::vector<uint64_t> compute_before_link_calls;
   uint64_t compute_instructions() const { return instructions - link_instructions; }
 };
 
