@@ -250,10 +250,18 @@ TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_
       IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
     }
     if (has0 && has1) {
-      const tf_requant_channel* q = p->requant + c;
-      dsp_store2(y[0] + c, tf_requantize(a00, &q[0]), tf_requantize(a01, &q[1]), &clamp);
-      dsp_store2(y[1] + c, tf_requantize(a10, &q[0]), tf_requantize(a11, &q[1]), &clamp);
-      dsp_store2(y[2] + c, tf_requantize(a20, &q[0]), tf_requantize(a21, &q[1]), &clamp);
+      /* One channel's constants at a time, copied out once for its three
+       * pixels, all six values before the first store (an element store
+       * may alias the constants: GCC reloaded five of them per value). */
+      const tf_requant_channel q0 = p->requant[c];
+      const int32_t r00 = dsp_requantize_smmlar(a00, &q0), r10 = dsp_requantize_smmlar(a10, &q0),
+                    r20 = dsp_requantize_smmlar(a20, &q0);
+      const tf_requant_channel q1 = p->requant[c + 1];
+      const int32_t r01 = dsp_requantize_smmlar(a01, &q1), r11 = dsp_requantize_smmlar(a11, &q1),
+                    r21 = dsp_requantize_smmlar(a21, &q1);
+      dsp_store2(y[0] + c, r00, r01, &clamp);
+      dsp_store2(y[1] + c, r10, r11, &clamp);
+      dsp_store2(y[2] + c, r20, r21, &clamp);
     } else {
       const int32_t j = has0 ? 0 : 1;
       const tf_requant_channel q = p->requant[c + j];
@@ -261,6 +269,52 @@ TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_
       y[1][c + j] = dsp_requantize(j ? a11 : a10, &q, &clamp);
       y[2][c + j] = dsp_requantize(j ? a21 : a20, &q, &clamp);
     }
+  }
+}
+
+
+/* Whether output pixel i of the call reads input pixel i alone (a 1x1
+ * window, stride 1, no padding, one group, channels in groups of four) and
+ * both views' pixels are equally spaced runs (dense rows and images): then
+ * pixels advance by one stride, with no coordinates and no window ranges. */
+static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* output, const tf_conv_params* p,
+                                         const im2col_window* win) {
+  int32_t axis;
+  if (win->kernel_h != 1 || win->kernel_w != 1 || win->stride_h != 1 || win->stride_w != 1 || p->groups != 1 ||
+      (win->channels & 3) != 0 || win->pad_top != 0 || win->pad_left != 0) {
+    return 0;
+  }
+  for (axis = 0; axis < 3; ++axis) {
+    if (input->shape[axis] != output->shape[axis]) return 0;
+  }
+  return input->strides[1] == input->shape[2] * input->strides[2] &&
+         output->strides[1] == output->shape[2] * output->strides[2] &&
+         (input->shape[0] == 1 || (input->strides[0] == input->shape[1] * input->strides[1] &&
+                                   output->strides[0] == output->shape[1] * output->strides[1]));
+}
+
+/* im2col_run for a dense pointwise call: three pixels at a time, each
+ * pixel's channels widened straight into its column (a last group of fewer
+ * repeats its first pixel, as im2col_run does). */
+static void im2col_run_dense_pointwise(const tf_view* input, const tf_view* output, const tf_conv_params* p,
+                                       const im2col_columns* cols, int32_t out_begin, int32_t out_end,
+                                       uint32_t x_offset_lanes) {
+  const dsp_element* const x = (const dsp_element*)input->data;
+  const ptrdiff_t x_step = input->strides[2], y_step = output->strides[2];
+  const int32_t pixels = output->shape[0] * output->shape[1] * output->shape[2];
+  const int32_t groups = cols->k4 >> 2;
+  int32_t first_pixel;
+  for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
+    im2col_targets targets;
+    int32_t i;
+    targets.count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
+    for (i = 0; i < IM2COL_PIXELS; ++i) {
+      const ptrdiff_t pixel = first_pixel + (i < targets.count ? i : 0);
+      targets.y[i] = pixel * y_step;
+      im2col_widen(cols, i, 0, x + pixel * x_step, groups, x_offset_lanes);
+    }
+    im2col_channels(cols->words, (const uint64_t*)p->weights, groups, out_begin, out_end, &targets, output, p,
+                    out_begin);
   }
 }
 
@@ -294,6 +348,12 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   cols.k4 = (win.kernel_h * win.kernel_w * win.channels + 3) & ~3;
   cols.words = (uint64_t*)(void*)workspace;
   cols.staging = (dsp_element*)(void*)(workspace + (ptrdiff_t)cols.k4 * 2 * IM2COL_PIXELS);
+#ifndef TF_CONV_IM2COL_DSP_ACCUMULATE
+  if (im2col_is_dense_pointwise(input, output, p, &win)) {
+    im2col_run_dense_pointwise(input, output, p, &cols, out_begin, out_end, x_offset_lanes);
+    return;
+  }
+#endif
   for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
     im2col_targets targets;
     int32_t at[IM2COL_PIXELS][3], i, group;

@@ -106,6 +106,12 @@ static inline dsp_element dsp_requantize(int32_t acc, const tf_requant_channel* 
   return dsp_clamp_output(tf_requantize(acc, q), c);
 }
 
+/* tf_requantize with SMMLAR's rounding addend (one instruction less). */
+static inline int32_t dsp_requantize_smmlar(int32_t acc, const tf_requant_channel* q) {
+  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
+         q->right_shift;
+}
+
 /* Four requantised values saturated to the element type and packed into one
  * word (value i in byte i), clamped lane-wise (SSUB8 / SEL). */
 static inline uint32_t dsp_clamp4(int32_t r0, int32_t r1, int32_t r2, int32_t r3, const dsp_clamp* c) {

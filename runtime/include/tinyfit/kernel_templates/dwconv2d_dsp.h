@@ -69,8 +69,8 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
   const dsp_clamp clamp = k->clamp;
   int32_t i;
 #define DWCONV_DSP_INTERIOR_STORE()                                                                       \
-  dsp_store4(y, dwconv_dsp_requantize(a0, &q[0]), dwconv_dsp_requantize(a1, &q[1]),                       \
-             dwconv_dsp_requantize(a2, &q[2]), dwconv_dsp_requantize(a3, &q[3]), &clamp)
+  dsp_store4(y, dsp_requantize_smmlar(a0, &q[0]), dsp_requantize_smmlar(a1, &q[1]),                       \
+             dsp_requantize_smmlar(a2, &q[2]), dsp_requantize_smmlar(a3, &q[3]), &clamp)
   if (kernel_h == 3 && kernel_w == 3) {
     for (i = 0; i < count; ++i, x += x_step, y += y_step) {
       const dsp_element* xc = x;

@@ -34,12 +34,6 @@ static inline int32_t dwconv_dsp_channel(const dwconv_dsp_window* win, const uin
   return acc;
 }
 
-/* tf_requantize with SMMLAR's rounding addend (one instruction less). */
-static inline int32_t dwconv_dsp_requantize(int32_t acc, const tf_requant_channel* q) {
-  return tf_smmlar((int32_t)((uint32_t)acc << q->left_shift), q->multiplier, q->rounding + (q->sign_mask & (acc >> 31))) >>
-         q->right_shift;
-}
-
 /* One tap of four channels: a0..a3 += (x + offset) * w, lanes selected by
  * SMLAxy (even channels in `even`, odd ones in `odd`; w01 = (w0, w1),
  * w23 = (w2, w3)). */

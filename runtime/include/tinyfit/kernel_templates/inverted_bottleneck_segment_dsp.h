@@ -45,8 +45,8 @@
 #include "tinyfit/kernel_templates/quantized_add.h"
 
 #define IB_DSP_STORE4(y, c)                                                                           \
-  dsp_store4((y) + (c), dwconv_dsp_requantize(a0, &requant[c]), dwconv_dsp_requantize(a1, &requant[(c) + 1]), \
-             dwconv_dsp_requantize(a2, &requant[(c) + 2]), dwconv_dsp_requantize(a3, &requant[(c) + 3]), clamp)
+  dsp_store4((y) + (c), dsp_requantize_smmlar(a0, &requant[c]), dsp_requantize_smmlar(a1, &requant[(c) + 1]), \
+             dsp_requantize_smmlar(a2, &requant[(c) + 2]), dsp_requantize_smmlar(a3, &requant[(c) + 3]), clamp)
 
 /* The depthwise of one output pixel from its in-bounds taps into `y`: the
  * window's in-bounds taps are `rows` x `cols` from window position
@@ -113,7 +113,7 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
         acc += dsp_widen((*tap++)[c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? *w >> 16 : *w & 0xffffu);
       }
     }
-    y[c] = dsp_clamp_output(dwconv_dsp_requantize(acc, &requant[c]), clamp);
+    y[c] = dsp_clamp_output(dsp_requantize_smmlar(acc, &requant[c]), clamp);
   }
 }
 #undef DWCONV_DSP_TAP
@@ -169,11 +169,11 @@ TF_INNER_LOOP static void ib_dsp_project_pair(const dsp_element* mid0, const dsp
     }
     if (pair) {
       const tf_requant_channel q0 = p->requant[c], q1 = p->requant[c + 1];
-      dsp_store2(y0 + c, dwconv_dsp_requantize(acc[0], &q0), dwconv_dsp_requantize(acc[1], &q1), clamp);
-      dsp_store2(y1 + c, dwconv_dsp_requantize(acc[2], &q0), dwconv_dsp_requantize(acc[3], &q1), clamp);
+      dsp_store2(y0 + c, dsp_requantize_smmlar(acc[0], &q0), dsp_requantize_smmlar(acc[1], &q1), clamp);
+      dsp_store2(y1 + c, dsp_requantize_smmlar(acc[2], &q0), dsp_requantize_smmlar(acc[3], &q1), clamp);
     } else {
-      y0[c] = dsp_clamp_output(dwconv_dsp_requantize(acc[0], &p->requant[c]), clamp);
-      y1[c] = dsp_clamp_output(dwconv_dsp_requantize(acc[2], &p->requant[c]), clamp);
+      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &p->requant[c]), clamp);
+      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &p->requant[c]), clamp);
     }
   }
 }
