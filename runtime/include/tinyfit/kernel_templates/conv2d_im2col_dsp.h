@@ -108,6 +108,32 @@ static void im2col_gather(const im2col_columns* cols, int32_t p, const tf_view* 
   const int32_t contiguous = win->dilation_w == 1 && xs2 == channels;
   const dsp_element zero_point = (dsp_element)(-x_offset);
   int32_t ky_begin, ky_end, kx_begin, kx_end, ky, kx;
+  if (!aligned && contiguous && iy0 >= 0 && ix0 >= 0 && iy0 + (win->kernel_h - 1) * win->dilation_h < input->shape[1] &&
+      ix0 + win->kernel_w <= input->shape[2]) {
+    /* A whole window in bounds over channels off the groups of four (an RGB
+     * stem): each window row one run of raw elements into the staging row,
+     * then the row widened as one; no tap ranges, no fills. */
+    const ptrdiff_t row_step = (ptrdiff_t)win->dilation_h * input->strides[1];
+    const dsp_element* x_row = (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+                               (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2;
+    dsp_element* staged = cols->staging;
+    const int32_t k = win->kernel_h * row_elements;
+    for (ky = 0; ky < win->kernel_h; ++ky, x_row += row_step, staged += row_elements) {
+      int32_t i = 0;
+      if (row_elements == 9) {
+        /* 3 taps x 3 channels, written out: two words and a byte. */
+        tf_store_u32(staged, tf_load_u32(x_row));
+        tf_store_u32(staged + 4, tf_load_u32(x_row + 4));
+        staged[8] = x_row[8];
+        continue;
+      }
+      for (; i + 4 <= row_elements; i += 4) tf_store_u32(staged + i, tf_load_u32(x_row + i));
+      for (; i < row_elements; ++i) staged[i] = x_row[i];
+    }
+    im2col_fill(cols, p, k, cols->k4 - k, 0, zero_point);
+    im2col_widen(cols, p, 0, cols->staging, cols->k4 >> 2, x_offset_lanes);
+    return;
+  }
   conv_tap_range(iy0, win->dilation_h, win->kernel_h, input->shape[1], &ky_begin, &ky_end);
   conv_tap_range(ix0, win->dilation_w, win->kernel_w, input->shape[2], &kx_begin, &kx_end);
   for (ky = 0; ky < win->kernel_h; ++ky) {
@@ -208,15 +234,40 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 
 #else
 
+/* Channel c of the gathered pixels when its pair partner is outside the
+ * call's channels (a chunk that starts or ends inside a pair): the pair's
+ * dot products, channel c requantised and stored at y[i][c]. Out of line:
+ * at most two a call. */
+static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, int32_t groups, int32_t c,
+                                dsp_element* const y[IM2COL_PIXELS], const tf_conv_params* p,
+                                const dsp_clamp* clamp) {
+  const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
+  const int32_t b = ((const int32_t*)p->bias)[c];
+  const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
+  const uint64_t* const w_end = w + groups;
+  const uint64_t* x = columns;
+  int32_t a00 = b, a01 = b, a10 = b, a11 = b, a20 = b, a21 = b;
+  tf_requant_channel q;
+  for (; w < w_end; ++w, x += IM2COL_PIXELS) IM2COL_GROUP_3X2((uint32_t)*w, (uint32_t)(*w >> 32), x);
+  q = p->requant[c];
+  y[0][c] = dsp_requantize((c & 1) ? a01 : a00, &q, clamp);
+  y[1][c] = dsp_requantize((c & 1) ? a11 : a10, &q, clamp);
+  y[2][c] = dsp_requantize((c & 1) ? a21 : a20, &q, clamp);
+}
+
 /* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
  * at channel c - out_begin (a repeated pixel stores its first pixel's value
- * again): the pairs (2i, 2i + 1) that hold them (a pair with one channel
- * outside the range computes it and stores only the other), each pair's
- * `groups` 64-bit words from `words` on, channel 2i's four taps of a group in
- * the low half and 2i + 1's in the high one, so one load brings both. Per
- * pair: acc[p][j] += weights of channel j . column p for the three pixels,
- * two groups of four taps a step (per 48 MACs two weight loads, eight
- * widenings, six column loads and 24 SMLADs), then six requantisations.
+ * again): the pairs (2i, 2i + 1) that hold them, each pair's `groups` 64-bit
+ * words from `words` on, channel 2i's four taps of a group in the low half
+ * and 2i + 1's in the high one, so one load brings both; a channel whose
+ * partner is outside the range runs im2col_lone_channel. Per pair:
+ * acc[p][j] += weights of channel j . column p for the three pixels, two
+ * groups of four taps a step (per 48 MACs two weight loads, eight widenings,
+ * six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
+ * channel's constants copied out once for its three pixels and all six
+ * values computed before the first store (an element store may alias the
+ * constants: GCC reloaded five of them per value), and three stores of two
+ * bytes, clamped lane-wise only when the activation narrows the type's range.
  * The pair loop and the dot products are one function: a call per pair cost
  * about 40 instructions (saving registers, the accumulators through memory). */
 TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_t* words, int32_t groups,
@@ -224,17 +275,17 @@ TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_
                                           const tf_view* output, const tf_conv_params* p, int32_t out_begin) {
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
   const dsp_clamp clamp = dsp_make_clamp(p);
-  const int32_t* bias = (const int32_t*)p->bias;
+  const int32_t narrowed = dsp_clamp_narrows(&clamp);
+  const int32_t* const bias = (const int32_t*)p->bias;
   const int32_t count = targets->count;
-  const uint64_t* w_pair = words + (ptrdiff_t)(c_begin >> 1) * groups;
   dsp_element* y[IM2COL_PIXELS];
-  int32_t c, i;
+  int32_t c = c_begin, i;
   for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets->y[i < count ? i : 0] - out_begin;
-  for (c = c_begin & ~1; c < c_end; c += 2, w_pair += groups) {
-    const int32_t has0 = c >= c_begin, has1 = c + 1 < c_end;
-    const int32_t b0 = has0 ? bias[c] : 0, b1 = has1 ? bias[c + 1] : 0;
+  if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, &clamp);
+  for (; c + 1 < c_end; c += 2) {
+    const int32_t b0 = bias[c], b1 = bias[c + 1];
     int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1;
-    const uint64_t* w = w_pair;
+    const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
     const uint64_t* const w_end = w + groups;
     const uint64_t* x = columns;
     uint64_t ww;
@@ -249,29 +300,26 @@ TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_
       ww = w[1];
       IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
     }
-    if (has0 && has1) {
-      /* One channel's constants at a time, copied out once for its three
-       * pixels, all six values before the first store (an element store
-       * may alias the constants: GCC reloaded five of them per value). */
+    {
       const tf_requant_channel q0 = p->requant[c];
       const int32_t r00 = dsp_requantize_smmlar(a00, &q0), r10 = dsp_requantize_smmlar(a10, &q0),
                     r20 = dsp_requantize_smmlar(a20, &q0);
       const tf_requant_channel q1 = p->requant[c + 1];
       const int32_t r01 = dsp_requantize_smmlar(a01, &q1), r11 = dsp_requantize_smmlar(a11, &q1),
                     r21 = dsp_requantize_smmlar(a21, &q1);
-      dsp_store2(y[0] + c, r00, r01, &clamp);
-      dsp_store2(y[1] + c, r10, r11, &clamp);
-      dsp_store2(y[2] + c, r20, r21, &clamp);
-    } else {
-      const int32_t j = has0 ? 0 : 1;
-      const tf_requant_channel q = p->requant[c + j];
-      y[0][c + j] = dsp_requantize(j ? a01 : a00, &q, &clamp);
-      y[1][c + j] = dsp_requantize(j ? a11 : a10, &q, &clamp);
-      y[2][c + j] = dsp_requantize(j ? a21 : a20, &q, &clamp);
+      if (narrowed) {
+        dsp_store2(y[0] + c, r00, r01, &clamp);
+        dsp_store2(y[1] + c, r10, r11, &clamp);
+        dsp_store2(y[2] + c, r20, r21, &clamp);
+      } else {
+        dsp_store2_saturated(y[0] + c, r00, r01, &clamp);
+        dsp_store2_saturated(y[1] + c, r10, r11, &clamp);
+        dsp_store2_saturated(y[2] + c, r20, r21, &clamp);
+      }
     }
   }
+  if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, &clamp);
 }
-
 
 /* Whether output pixel i of the call reads input pixel i alone (a 1x1
  * window, stride 1, no padding, one group, channels in groups of four) and

@@ -169,6 +169,33 @@ static inline void dsp_store2(dsp_element* y, int32_t r0, int32_t r1, const dsp_
 #endif
 }
 
+/* Whether the activation's clamp is narrower than the element type's range
+ * (else saturating to the type is the whole clamp). */
+static inline int32_t dsp_clamp_narrows(const dsp_clamp* c) {
+#if TF_DSP_UNSIGNED
+  return c->min > 0 || c->max < 255;
+#else
+  return c->min > -128 || c->max < 127;
+#endif
+}
+
+/* dsp_store2 for a clamp that does not narrow the type's range
+ * (dsp_clamp_narrows is 0): saturated and packed, no lane-wise clamp. */
+static inline void dsp_store2_saturated(dsp_element* y, int32_t r0, int32_t r1, const dsp_clamp* c) {
+#if TF_DSP_INTRINSICS
+#if TF_DSP_UNSIGNED
+  const uint16_t half = (uint16_t)((uint32_t)__usat(r0 + c->zero_point, 8) | (uint32_t)__usat(r1 + c->zero_point, 8) << 8);
+#else
+  const uint16_t half =
+      (uint16_t)(((uint32_t)__ssat(r0 + c->zero_point, 8) & 0xffu) | (uint32_t)__ssat(r1 + c->zero_point, 8) << 8);
+#endif
+  __builtin_memcpy(y, &half, sizeof half);
+#else
+  y[0] = dsp_clamp_output(r0, c);
+  y[1] = dsp_clamp_output(r1, c);
+#endif
+}
+
 /* Four requantised values of one channel c of four pixels to y[i][c]. */
 static inline void dsp_store4_strided(dsp_element* const y[4], int32_t c, int32_t r0, int32_t r1, int32_t r2,
                                       int32_t r3, const dsp_clamp* clamp) {
