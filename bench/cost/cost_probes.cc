@@ -647,20 +647,26 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
       if (!maker.loops || !one_call || c.graph.nodes.size() != 1) continue;
       const plan::View& out = ordinary->steps.front().call().outputs.front();
       const int64_t channels = out.shape.back();
-      if (channels > 1) {
-        const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, channels / 2));
-        add_with_workspaces(name + "_channels" + std::to_string(tile), maker.group, c.graph,
-                            place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, tile)));
-        // Depthwise chunks of one channel run a kernel of their own (tf_*_dwconv2d_channel__dsp).
-        if (tile != 1 && c.graph.nodes.front().op == OpType::kDepthwiseConv2D) {
-          add_with_workspaces(name + "_channels1", maker.group, c.graph,
-                              place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, 1)));
-        }
-      }
       const ir::Node& node = c.graph.nodes.front();
       const ir::AxisMap axes = ir::op_decl(node.op).map_axes(c.graph, node);
       const bool windowed = std::any_of(axes.links.begin(), axes.links.end(),
                                         [](const ir::AxisLink& l) { return l.role == ir::AxisRole::kWindow; });
+      const bool wide_window = std::any_of(axes.links.begin(), axes.links.end(), [](const ir::AxisLink& l) {
+        return l.role == ir::AxisRole::kWindow && l.window.kernel > 1;
+      });
+      if (channels > 1) {
+        const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, channels / 2));
+        add_with_workspaces(name + "_channels" + std::to_string(tile), maker.group, c.graph,
+                            place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, tile)));
+        // Chunks of one channel run paths of their own: the depthwise
+        // one-channel kernel (tf_*_dwconv2d_channel__dsp) and, for a KxK
+        // Conv2D, the window kernel's channel outside the pairs, two pixels
+        // at a time (tf_*_conv2d_window__dsp).
+        if (tile != 1 && (node.op == OpType::kDepthwiseConv2D || (node.op == OpType::kConv2D && wide_window))) {
+          add_with_workspaces(name + "_channels1", maker.group, c.graph,
+                              place_and_verify(c.graph, wrap_in_loop(c.graph, *ordinary, plan::LoopAxis::kChannels, 1)));
+        }
+      }
       if (windowed && out.rank() == 4 && out.shape[1] > 1) {
         const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, out.shape[1] / 2));
         add_with_workspaces(name + "_rows" + std::to_string(tile), maker.group, c.graph,

@@ -88,6 +88,32 @@ void add_path_features(const std::vector<AxisTaps>& axes, double other_pixels, d
   at(f, Feature::kUngroupedTaps) = tap_pixels * ungrouped;
 }
 
+// The window kernel's path counts (call_features.h, kOddRunPairs ..
+// kPixelPairWork) of a call with two windowed axes `axes` (rows, then
+// columns), `other_pixels` pixels per window position (the batch), writing
+// `channels` output channels. Its interior run along a row is the columns
+// whose window is whole (axes[1].whole_outputs); a row with fewer than two
+// runs every pixel pixel by pixel.
+void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels, double pixels, double channels,
+                          double work_per_tap, FeatureVector& f) {
+  const double pixel_pairs = pixels * std::ceil(channels / kGemmChannels);
+  const double inbound_work = at(f, Feature::kInboundWork);
+  at(f, Feature::kPixelPairSlots) = pixel_pairs;
+  at(f, Feature::kPixelPairWork) = inbound_work;
+  const bool odd = static_cast<int64_t>(channels) % 2 == 1;
+  if (axes.size() != 2 || !odd || axes[1].whole_outputs < 2) return;
+  const double run = axes[1].whole_outputs;
+  const double run_pairs = std::ceil(run / 2);
+  const double out_rows = other_pixels * axes[0].outputs;
+  const double tap_rows = other_pixels * axes[0].inbound;  // window rows in bounds, summed over output rows
+  const double kernel_cols = static_cast<double>(axes[1].kernel);
+  at(f, Feature::kOddRunPairs) = out_rows * run_pairs;
+  at(f, Feature::kOddRunTapRows) = tap_rows * run_pairs;
+  at(f, Feature::kOddRunWork) = tap_rows * run_pairs * kernel_cols * work_per_tap;
+  at(f, Feature::kPixelPairSlots) = pixel_pairs - out_rows * run;
+  at(f, Feature::kPixelPairWork) = inbound_work - tap_rows * run * kernel_cols * work_per_tap;
+}
+
 // Whether the node's output 0 is quantized differently from its input 0.
 bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
   if (node.inputs.empty() || node.outputs.empty() || !graph.has_input(node, 0)) return false;
@@ -150,6 +176,11 @@ std::string_view feature_name(Feature feature) {
     case Feature::kGemmPairGroups: return "gemm_pair_groups";
     case Feature::kGatherWords: return "gather_words";
     case Feature::kStagedElements: return "staged_elements";
+    case Feature::kOddRunPairs: return "odd_run_pairs";
+    case Feature::kOddRunTapRows: return "odd_run_tap_rows";
+    case Feature::kOddRunWork: return "odd_run_work";
+    case Feature::kPixelPairSlots: return "pixel_pair_slots";
+    case Feature::kPixelPairWork: return "pixel_pair_work";
   }
   return "?";
 }
@@ -245,6 +276,7 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
   at(f, Feature::kStagedElements) =
       std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;
+  add_odd_run_features(axes, other_pixels, pixels, channels, work_per_tap, f);
   return f;
 }
 

@@ -103,8 +103,23 @@ enum class Feature : int {
   kGemmPairGroups,        // ceil(pixels / 3) x the channel pairs the call runs
   kGatherWords,           // 3 x ceil(pixels / 3) x ceil(K / 4)
   kStagedElements,        // 3 x ceil(pixels / 3) x K, when a tap's channels are not a multiple of four
+  // The window kernel's two paths (conv2d_window_dsp.h): a call with an odd
+  // number of output channels runs the channel outside the pairs along each
+  // row's interior run (every tap of the window's columns in bounds, at
+  // least two pixels) two pixels at a time, each weight widened once for
+  // both; every other (pixel, channel pair) runs pixel by pixel. A
+  // one-channel call (partial execution's narrowest chunks) is mostly the
+  // first path, a two-channel call all the second, at different costs per
+  // pixel, so each path has its counts ("odd runs": the first path; 0 for a
+  // call with an even number of channels or without two windowed axes).
+  kOddRunPairs,           // pixel pairs of the odd runs (a pair's bias, requantisation and stores)
+  kOddRunTapRows,         // those pairs x their in-bounds window rows (a row's loop step)
+  kOddRunWork,            // those pairs x their in-bounds taps x work per tap (one pixel's MACs)
+  kPixelPairSlots,        // pixels x ceil(C / 2) less the odd runs' pixels: the pixel-by-pixel path's
+                          // iterations
+  kPixelPairWork,         // kInboundWork less the odd runs' MACs: that path's MACs
 };
-inline constexpr int kFeatureCount = 49;
+inline constexpr int kFeatureCount = 54;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

@@ -78,6 +78,33 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
   EXPECT_EQ(at(compute_call_features(chunk), Feature::kGemmPairGroups), 12);
 }
 
+// The window kernel on ConvGraph: columns 1 and 2 see the whole window, so
+// each of the 4 output rows has an interior run of 2 pixels, one pair; the
+// rows' in-bounds window rows sum to 10 (2 + 3 + 3 + 2). With an odd number
+// of channels the last one runs those pairs; everything else pixel by pixel.
+TEST(ComputeCallFeatures, TheWindowKernelsOddChannelRunsItsInteriorInPixelPairs) {
+  const ConvGraph c;
+  const FeatureVector f = compute_call_features(c.whole());  // 3 channels
+  EXPECT_EQ(at(f, Feature::kOddRunPairs), 4);       // 4 rows x 1 pair
+  EXPECT_EQ(at(f, Feature::kOddRunTapRows), 10);    // 10 window rows x 1 pair
+  EXPECT_EQ(at(f, Feature::kOddRunWork), 60);       // x 3 columns x 2 input channels
+  EXPECT_EQ(at(f, Feature::kPixelPairSlots), 24);   // 16 pixels x 2 pairs, less the 8 run pixels
+  EXPECT_EQ(at(f, Feature::kPixelPairWork), 480);   // 600 MACs less 10 x 2 pixels x 3 x 2
+  CallGeometry one = c.whole();
+  one.written[3] = {1, 2};  // partial execution's one-channel chunk
+  const FeatureVector g = compute_call_features(one);
+  EXPECT_EQ(at(g, Feature::kOddRunPairs), 4);
+  EXPECT_EQ(at(g, Feature::kPixelPairSlots), 8);    // the 8 border-column pixels
+  EXPECT_EQ(at(g, Feature::kPixelPairWork), 80);    // 200 MACs less 120
+  CallGeometry two = c.whole();
+  two.written[3] = {1, 3};  // an even count: every pixel a pair, no odd run
+  const FeatureVector h = compute_call_features(two);
+  EXPECT_EQ(at(h, Feature::kOddRunPairs), 0);
+  EXPECT_EQ(at(h, Feature::kOddRunWork), 0);
+  EXPECT_EQ(at(h, Feature::kPixelPairSlots), 16);
+  EXPECT_EQ(at(h, Feature::kPixelPairWork), 400);   // 100 taps x 2 channels x 2
+}
+
 TEST(ComputeCallFeatures, ARowChunkCountsItsOwnRowsTaps) {
   const ConvGraph c;
   CallGeometry g = c.whole();
