@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Per-call instructions of a model's emitted C on the emulated Cortex-M4.
+
+Usage: bench/mcu_call_profile.py MODEL [--tinyfit build/tinyfit] [--work DIR] [-- COMPILE_FLAGS...]
+
+Compiles MODEL with `tinyfit compile --emit c` (default flags: --techniques none
+--sram 320KiB, the ordinary plan that is vww_96's and most CI models' fastest
+that fits), reads SysTick around every kernel call of the invoke function
+(tests/mcu/board: QEMU mps2-an386 under -icount shift=0, 40 instructions a
+tick), runs one warm-up and one counted inference on the same input pattern as
+../shared/notes/BASELINES.md and prints one Markdown row per call (MACs and
+output values from `tinyfit info --json`) and the totals per operator type.
+The counter reads add about 40 instructions a call, which the total (read
+around the whole invoke) includes: vww_96's 30 calls read 16,040,040 where
+tinyfit_bench_mcu read 16,038,840. A node split over several calls counts its
+MACs once per call (ordinary plans make one call a node). For finding where a
+plan's instructions go; tinyfit_bench_mcu gives the table figures.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BOARD = os.path.join(REPO, "tests", "mcu", "board")
+M4_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+
+
+def instrument(model_c, prefix):
+    """model.c with a counter read around every kernel call of invoke, and the calls (step, op, kernel)."""
+    start = model_c.index("int %s_invoke(void) {" % prefix)
+    end = model_c.index("\n}\n", start)
+    lines = model_c[start:end].split("\n")
+    calls, step = [], ("?", "?")  # (node name, op)
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*/\* step (\S+): (.*) \((\w+)\)", line)
+        if m:
+            step = (m.group(2), m.group(3))
+        m = re.match(r"^(\s*)(tf_\w+)\((.*)\);$", line)
+        if m:
+            lines[i] = "%s{ const uint64_t t_ = board_counter_read(); %s(%s); profile_ticks[%d] += board_counter_read() - t_; }" % (
+                m.group(1), m.group(2), m.group(3), len(calls))
+            calls.append((step[0], step[1], m.group(2)))  # a chunked node has several calls
+    header = '#include "board.h"\nuint64_t profile_ticks[%d];\n' % max(len(calls), 1)
+    return model_c[:start] + header + "\n".join(lines) + model_c[end:], calls
+
+
+def main_c(prefix, calls):
+    n = len(calls)
+    return "\n".join([
+        '#include "board.h"', '#include "model.h"', "extern uint64_t profile_ticks[%d];" % max(n, 1),
+        "int main(void) {",
+        "  int8_t* in = (int8_t*)%s_input(0);" % prefix,
+        "  uint32_t i;", "  uint64_t t;",
+        "  for (i = 0; i < %s_INPUT0_BYTES; ++i) in[i] = (int8_t)(i * 37u + 11u);" % prefix.upper(),
+        "  %s_invoke();" % prefix,
+        "  for (i = 0; i < %d; ++i) profile_ticks[i] = 0;" % n,
+        "  board_counter_start();",
+        "  while (board_counter_read() > 0x100000u) {} /* the first read after a reset is before SysTick's reload */",
+        "  t = board_counter_read();", "  %s_invoke();" % prefix, "  t = board_counter_read() - t;",
+        "  board_write_u64(t * BOARD_INSTRUCTIONS_PER_TICK);",
+        "  for (i = 0; i < %d; ++i) board_write_u64(profile_ticks[i] * BOARD_INSTRUCTIONS_PER_TICK);" % n,
+        "  return 0;", "}", ""])
+
+
+def run(command):
+    """The command's stdout and stderr together (semihosting writes to QEMU's stderr)."""
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.exit("mcu_call_profile: %s failed:\n%s" % (command[0], result.stdout))
+    return result.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model")
+    parser.add_argument("--tinyfit", default=os.path.join(REPO, "build", "tinyfit"))
+    parser.add_argument("--work", default=os.path.join(REPO, "build", "bench", "call_profile"))
+    parser.add_argument("compile_flags", nargs="*", default=["--techniques", "none", "--sram", "320KiB"])
+    args = parser.parse_args()
+    emitted = os.path.join(args.work, "c")
+    os.makedirs(args.work, exist_ok=True)
+    run([args.tinyfit, "compile", args.model, "--emit", "c", "--out", emitted] + args.compile_flags)
+    info = json.loads(subprocess.run([args.tinyfit, "info", args.model, "--json"], stdout=subprocess.PIPE, text=True,
+                                     check=True).stdout)
+    prefix = re.search(r"int (\w+)_invoke\(void\)", open(os.path.join(emitted, "model.c")).read()).group(1)
+    model_c, calls = instrument(open(os.path.join(emitted, "model.c")).read(), prefix)
+    with open(os.path.join(args.work, "model_profiled.c"), "w") as f:
+        f.write(model_c)
+    with open(os.path.join(args.work, "main.c"), "w") as f:
+        f.write(main_c(prefix, calls))
+    kernels_dir = os.path.join(emitted, "runtime", "kernels")
+    elf = os.path.join(args.work, "profile.elf")
+    run(["arm-none-eabi-gcc"] + M4_FLAGS + [
+        "-std=c99", "-O2", "-ffreestanding", "-ffunction-sections", "-fdata-sections", "-nostdlib", "-nostartfiles",
+        "-T", os.path.join(BOARD, "mps2.ld"), "-Wl,--defsym=__ram_size=327680", "-Wl,--gc-sections",
+        "-I" + BOARD, "-I" + emitted, "-I" + os.path.join(emitted, "runtime", "include"), "-o", elf,
+        os.path.join(BOARD, "startup.c"), os.path.join(args.work, "main.c"),
+        os.path.join(args.work, "model_profiled.c")] +
+        sorted(os.path.join(kernels_dir, k) for k in os.listdir(kernels_dir)) + ["-lm", "-lc", "-lgcc"])
+    out = run(["timeout", "600", "qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial",
+               "none", "-semihosting-config", "enable=on,target=native", "-icount", "shift=0", "-kernel", elf])
+    counts = [int(v) for v in out.split()]
+    total, per_call = counts[0], counts[1:]
+    operators = {node["name"]: node for node in info["operators"]}
+    print("| call | op | kernel | MACs | output values | M4 instructions | per MAC | per output value |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    sums = {}
+    for index, ((name, op, kernel), instructions) in enumerate(zip(calls, per_call)):
+        node = operators.get(name, {})
+        macs = int(node.get("macs", 0))
+        values = 1
+        for d in node.get("output_shapes", [[0]])[0]:
+            values *= int(d)
+        s = sums.setdefault(op, [0, 0, 0])
+        s[0] += macs
+        s[1] += values
+        s[2] += instructions
+        print("| %d | %s | %s | %d | %d | %d | %s | %.1f |" % (
+            index, op, kernel, macs, values, instructions, "%.2f" % (instructions / macs) if macs else "-",
+            instructions / values if values else 0))
+    print("\n| op | MACs | output values | M4 instructions | per MAC |\n|---|---:|---:|---:|---:|")
+    for op, (macs, values, instructions) in sorted(sums.items(), key=lambda kv: -kv[1][2]):
+        print("| %s | %d | %d | %d | %s |" % (op, macs, values, instructions,
+                                             "%.2f" % (instructions / macs) if macs else "-"))
+    print("\ntotal (one invoke, counter read around it): %d M4 instructions" % total)
+
+
+if __name__ == "__main__":
+    main()
