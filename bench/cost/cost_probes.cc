@@ -327,8 +327,10 @@ ir::TensorId add_dsp_stage(OracleCase& c, Random& r, DType dtype, DspStage s) {
 // An inverted bottleneck as the fused segment kernel computes it, at the
 // shapes of MCUNet's and MobileNetV2's blocks: depthwise 3x3, 5x5 or 7x7
 // ("same"), stride 1 or 2, expansion 3-6, channels on and off the blocks of
-// four, a residual on half the stride-1 blocks. Measured only as one fused
-// overlapping call (its per-stage features, cost/call_features.h).
+// four, a residual on half the stride-1 blocks; one in four a network's
+// first block, whose expand is a 3x3 stride-2 stem convolution of 1-4 input
+// channels (the kernel gathers its windows two at a time). Measured only as
+// one fused overlapping call (its per-stage features, cost/call_features.h).
 OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
   OracleCase c;
   const int64_t rows = r.uniform_int(4, 24), cols = r.chance(0.7) ? rows : r.uniform_int(4, 24);
@@ -339,11 +341,18 @@ OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
   const int64_t pad = (kernel - 1) / 2;
   const SizedWindow window{rows, cols, kernel, kernel, stride, pad, pad, kernel - 1 - pad, kernel - 1 - pad};
   const int64_t out_rows = window.out_rows(), out_cols = window.out_cols();
-  const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, cols, channels});
-  const bool residual = stride == 1 && r.chance(0.5);
+  const bool stem = r.chance(0.25);
+  const int64_t in_channels = stem ? r.uniform_int(1, 4) : channels;
+  // The expand's mid extents are rows x cols either way.
+  const SizedWindow expand = stem ? SizedWindow{2 * rows, 2 * cols, 3, 3, 2, 0, 0, 1, 1}
+                                  : SizedWindow{rows, cols, 1, 1, 1, 0, 0, 0, 0};
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, expand.rows, expand.cols, in_channels});
+  const bool residual = !stem && stride == 1 && r.chance(0.5);
   const ir::Shape y_shape{1, out_rows, out_cols, channels};
-  const ir::TensorId e = add_dsp_stage(c, r, dtype, {"e", OpType::kConv2D, x, {expanded, 1, 1, channels}, expanded,
-                                                     {1, rows, cols, expanded}, channels, ir::ConvAttrs{}, true, false});
+  const ir::TensorId e = add_dsp_stage(
+      c, r, dtype,
+      {"e", OpType::kConv2D, x, {expanded, expand.kernel_h, expand.kernel_w, in_channels}, expanded,
+       {1, rows, cols, expanded}, expand.kernel_h * expand.kernel_w * in_channels, conv_attrs(expand), true, false});
   const ir::TensorId d =
       add_dsp_stage(c, r, dtype, {"d", OpType::kDepthwiseConv2D, e, {1, kernel, kernel, expanded}, expanded,
                                   {1, out_rows, out_cols, expanded}, kernel * kernel, conv_attrs(window), true, false});

@@ -463,6 +463,18 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       // count whose last pixel is alone, with a residual and an odd Cout.
       {"mid pairs across rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
       {"mid pairs stride 2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      // A stem's mids two at a time, both windows gathered with their padding
+      // (segment_expand_paired): windows of 27 (a tail of three), 9 (one
+      // input channel: a tail of one), 18 (two) and 36 (none) elements, an
+      // odd mid count whose last mid is alone, an odd mid channel count, a
+      // 5x5 window of 50 elements over batch 2; 3x3 x 8 = 72 elements, past
+      // TF_SEGMENT_PAIRED_WINDOW_MAX, pixel by pixel.
+      {"stem odd mids", {1, 5, 9, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+      {"stem one channel", {1, 6, 7, 1}, {7, 4, 3, 2, 3, 1, false, true}},
+      {"stem two channels", {1, 4, 5, 2}, {8, 3, 3, 1, 3, 1, false, true}},
+      {"stem four channels", {1, 4, 4, 4}, {12, 4, 3, 1, 3, 1, true, true}},
+      {"stem 5x5 batch 2", {2, 5, 6, 2}, {8, 2, 5, 1, 3, 1, true, false}},
+      {"stem past the gathered window", {1, 5, 6, 8}, {12, 8, 3, 1, 3, 1, true, true}},
   };
   for (const Block& block : blocks) {
     Net net;

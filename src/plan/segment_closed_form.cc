@@ -137,7 +137,7 @@ int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
   TINYFIT_CHECK(kernel.op == SegmentOp::kInvertedBottleneck) << "a ring of mid pixels for a "
                                                               << segment_op_name(kernel.op) << " kernel";
   // Either traversal's: the lowering sizes the ring before it picks one, and a
-  // 1x1 expand's pairs start at opposite ends in the two.
+  // paired expand's pairs start at opposite ends in the two.
   SegmentKernel ascending = kernel, descending = kernel;
   ascending.traversal = Traversal::kAscending;
   descending.traversal = Traversal::kDescending;
@@ -147,8 +147,13 @@ int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
 int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel) {
   const int64_t elements = (compute_segment_ring_pixels(kernel) + 2) * kernel.mid_channels +
                            (kernel.residual ? 2 * kernel.out_channels : 0);
-  const bool paired = kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1;
-  const int64_t widened = std::max(paired ? kernel.in_channels : 0, kernel.mid_channels);
+  // The pair's widened expand inputs (a 1x1 expand's groups of four; a
+  // gathered window's, its last group padded) or depthwise pixels.
+  const bool one_by_one = kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1;
+  const int64_t window = kernel.expand_row_window.kernel * kernel.expand_col_window.kernel * kernel.in_channels;
+  const int64_t expand_lanes = !expands_mids_in_pairs(kernel) ? 0 : one_by_one ? kernel.in_channels / 4 * 4
+                                                                                : (window + 3) / 4 * 4;
+  const int64_t widened = std::max(expand_lanes, kernel.mid_channels / 4 * 4);
   return elements * kernel.element_bytes + 8 + widened / 4 * 16;
 }
 

@@ -56,7 +56,7 @@ enum class SegmentOp {
   // depthwise -> 1x1 project [-> residual add of the block input], output
   // pixel by pixel. Before output pixel p, the expanded ("mid") pixels are
   // computed in traversal order up to the last one p's depthwise window needs
-  // (with a 1x1 expand, up to the end of its pair of positions:
+  // (with a paired expand, up to the end of its pair of positions:
   // find_last_computed_mid_position), each reading its expand window of the
   // input, all channels, once per mid channel block; they live in a
   // workspace ring (segment_ring_pixels), not in the input/output pair. Then per output channel block: read the residual
@@ -129,11 +129,17 @@ std::string check_segment_kernel(const SegmentKernel& kernel);
 ir::Range segment_channel_block(int64_t channels, int64_t block_size, int64_t block, Traversal traversal);
 int64_t count_channel_blocks(int64_t channels, int64_t block_size);
 
+// kInvertedBottleneck: whether the expand computes its mids in pairs of
+// positions (2i, 2i + 1), the last alone when the count is odd (the __dsp
+// kernel loads each expand weight once per pair): a 1x1 expand, or a window
+// of 4 to 64 input elements (KH * KW * Cin: a stem convolution, both windows
+// gathered on the kernel's stack). runtime's segment_expand_paired says the same.
+bool expands_mids_in_pairs(const SegmentKernel& kernel);
+
 // kInvertedBottleneck: the last mid position (in traversal order) computed
-// before an output whose depthwise window needs position `needed` last. A
-// 1x1 expand computes its mids in pairs of positions (2i, 2i + 1), the last
-// alone when the count is odd (the __dsp kernel loads each expand weight once
-// per pair), so the end of needed's pair; any other expand, `needed`.
+// before an output whose depthwise window needs position `needed` last: with
+// a paired expand (expands_mids_in_pairs) the end of needed's pair, otherwise
+// `needed`.
 int64_t find_last_computed_mid_position(const SegmentKernel& kernel, int64_t needed);
 
 // The in-bounds taps of a window for output index `out` over an input axis of

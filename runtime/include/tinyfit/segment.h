@@ -65,8 +65,9 @@ void tf_f32_dwconv2d_segment(const tf_view* input, const tf_view* output, const 
  * (a = the input, b = the projection), computed output pixel by output pixel.
  * The expanded ("mid") pixels are computed in traversal order just before
  * the first output pixel whose depthwise window needs them, with a 1x1
- * expand in pairs of positions (2i, 2i + 1), the last alone when the count
- * is odd (each reads its expand window of the input: all input channels of
+ * expand or a window of 4 to TF_SEGMENT_PAIRED_WINDOW_MAX input elements
+ * (segment_expand_paired) in pairs of positions (2i, 2i + 1), the last alone
+ * when the count is odd (each reads its expand window of the input: all input channels of
  * every in-bounds tap, once per block of TF_SEGMENT_MID_BLOCK mid channels)
  * into a ring of `ring_pixels` mid pixels: mid pixel i (linear over batch,
  * rows, cols) lives in slot i mod ring_pixels. Per output pixel: the
@@ -78,9 +79,10 @@ void tf_f32_dwconv2d_segment(const tf_view* input, const tf_view* output, const 
  * only makes reads earlier), then both projections, then each pixel's
  * residual loads and stores in the order above. Workspace: (ring_pixels + 2)
  * * mid_channels elements (the ring, two depthwise pixels), with a residual
- * 2 * out_channels more (two projected pixels), then 8 + 16 * floor(max(Cin
- * with a 1x1 expand, else 0; mid_channels) / 4) bytes where the __dsp kernel
- * widens a pair's depthwise pixels and expand inputs (at the first 8-byte
+ * 2 * out_channels more (two projected pixels), then 8 + 16 * max(E;
+ * floor(mid_channels / 4)) bytes, E = floor(Cin / 4) with a 1x1 expand,
+ * ceil(KH * KW * Cin / 4) with another paired one, else 0, where the __dsp
+ * kernel widens a pair's depthwise pixels and expand inputs (at the first 8-byte
  * boundary after the projected pixels; the portable kernel leaves all but
  * the ring and one depthwise pixel unused). */
 typedef struct tf_inverted_bottleneck_params {

@@ -9,9 +9,10 @@
  *
  * Output pixels in pairs of traversal positions (the last alone when the
  * count is odd). Per pixel of a pair: the expanded pixels it needs last into
- * their ring slots (a 1x1 expand in pairs, segment_last_computed_mid, each
- * pair's inputs widened once into the workspace and every weight loaded once
- * for both, two channels at a time: ib_dsp_expand_pair); the depthwise over
+ * their ring slots (a paired expand in pairs, segment_last_computed_mid,
+ * each pair's inputs widened once into the workspace, a stem convolution's
+ * windows gathered first, and every weight loaded once for both, two
+ * channels at a time: ib_dsp_expand_pair); the depthwise over
  * the ring taps into its depthwise pixel, four channels per pass with SMLAxy
  * as dwconv2d_dsp.h, the weights of the window's in-bounds rectangle in order
  * (a whole 3x3 window unrolled). Then the projection of both depthwise pixels
@@ -211,17 +212,19 @@ TF_INNER_LOOP static void ib_dsp_add_residual(const dsp_element* projected, cons
  * of `count` inputs (x0 into ring slot y0, x1 into y1), w the weights of the
  * first input in channel 0's row: the inputs widened once into `columns`
  * (dot_dsp_pair.h), then two channels at a time against both pixels, the
- * inputs past the last group of four one by one; an odd last channel is
- * computed twice and stored once. Ring slots only, so the blocks' order does
- * not matter. */
+ * inputs past the last group of four one by one, or, when the runs are
+ * `gathered` (padded up to a group of four with elements that widen to zero,
+ * count at least four), as one more group; an odd last channel is computed
+ * twice and stored once. Ring slots only, so the blocks' order does not
+ * matter. */
 TF_INNER_LOOP static void ib_dsp_expand_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
-                                              const dsp_element* w, const conv_segment_dsp_call* k,
+                                              int32_t gathered, const dsp_element* w, const conv_segment_dsp_call* k,
                                               uint64_t* columns, dsp_element* y0, dsp_element* y1) {
   const uint32_t x_offset_lanes = tf_splat_lanes(k->x_offset), w_offset_lanes = tf_splat_lanes(k->w_offset);
-  const int32_t co = k->out_channels, groups = count >> 2, head = count & ~3;
+  const int32_t co = k->out_channels, groups = count >> 2, head = count & ~3, tail = count & 3;
   const ptrdiff_t weight_row = k->weight_row;
   int32_t c, i;
-  dot_dsp_pair_widen(x0, x1, count, x_offset_lanes, columns);
+  dot_dsp_pair_widen(x0, x1, gathered ? count + 3 : count, x_offset_lanes, columns);
   for (c = 0; c < co; c += 2) {
     const int32_t pair = c + 1 < co;
     const dsp_element* w0 = w + c * weight_row;
@@ -230,10 +233,14 @@ TF_INNER_LOOP static void ib_dsp_expand_pair(const dsp_element* x0, const dsp_el
     acc[0] = acc[2] = k->bias[c];
     acc[1] = acc[3] = k->bias[c + pair];
     dot_dsp_pair_2x2(columns, w0, w1, groups, w_offset_lanes, acc);
-    for (i = head; i < count; ++i) {
-      const int32_t v0 = dsp_widen(w0[i], k->w_offset), v1 = dsp_widen(w1[i], k->w_offset);
-      const int32_t p0 = dsp_widen(x0[i], k->x_offset), p1 = dsp_widen(x1[i], k->x_offset);
-      acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+    if (gathered) {
+      if (tail != 0) dot_dsp_pair_2x2_tail(columns + 2 * groups, w0 + head, w1 + head, tail, w_offset_lanes, acc);
+    } else {
+      for (i = head; i < count; ++i) {
+        const int32_t v0 = dsp_widen(w0[i], k->w_offset), v1 = dsp_widen(w1[i], k->w_offset);
+        const int32_t p0 = dsp_widen(x0[i], k->x_offset), p1 = dsp_widen(x1[i], k->x_offset);
+        acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+      }
     }
     if (pair) {
       const tf_requant_channel q0 = k->requant[c], q1 = k->requant[c + 1];
@@ -246,27 +253,79 @@ TF_INNER_LOOP static void ib_dsp_expand_pair(const dsp_element* x0, const dsp_el
   }
 }
 
+/* The whole expand window at origin (batch n, input row iy0, col ix0) into
+ * x, tap by tap in a weight row's order: an in-bounds tap's channels, a
+ * padded tap's as `pad` (the element that widens to zero), then `pad` up to
+ * the next group of four. A window wholly in bounds whose rows are runs of
+ * input (dilation 1 along a row) is copied a word at a time. */
+static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, int32_t ix0, const conv_window* win,
+                                 int32_t channels, dsp_element pad, dsp_element* x) {
+  const dsp_element* image = (const dsp_element*)input->data + n * input->strides[0];
+  const int32_t elements = win->kernel_h * win->kernel_w * channels;
+  const int32_t last_iy = iy0 + (win->kernel_h - 1) * win->dilation_h, last_ix = ix0 + (win->kernel_w - 1) * win->dilation_w;
+  int32_t ky, kx, c;
+  if (iy0 >= 0 && ix0 >= 0 && last_iy < input->shape[1] && last_ix < input->shape[2] && win->dilation_w == 1 &&
+      input->strides[2] == channels) {
+    const int32_t run = win->kernel_w * channels, words = run & ~3;
+    const dsp_element* row = image + iy0 * input->strides[1] + ix0 * channels;
+    for (ky = 0; ky < win->kernel_h; ++ky, row += win->dilation_h * input->strides[1], x += run) {
+      for (c = 0; c < words; c += 4) tf_store_u32(x + c, tf_load_u32(row + c));
+      for (; c < run; ++c) x[c] = row[c];
+    }
+  } else {
+    for (ky = 0; ky < win->kernel_h; ++ky) {
+      const int32_t iy = iy0 + ky * win->dilation_h;
+      const int32_t row_in = iy >= 0 && iy < input->shape[1];
+      for (kx = 0; kx < win->kernel_w; ++kx, x += channels) {
+        const int32_t ix = ix0 + kx * win->dilation_w;
+        if (row_in && ix >= 0 && ix < input->shape[2]) {
+          const dsp_element* tap = image + iy * input->strides[1] + ix * input->strides[2];
+          for (c = 0; c < channels; ++c) x[c] = tap[c];
+        } else {
+          for (c = 0; c < channels; ++c) x[c] = pad;
+        }
+      }
+    }
+  }
+  for (c = elements; c & 3; ++c) *x++ = pad;
+}
+
 /* `count` (1 or 2) mid pixels from position `first` in traversal order into
  * their ring slots: two whose expand windows are each one run of input of the
  * same length and weights (a 1x1 expand) in one pass (ib_dsp_expand_pair,
- * its widened inputs in `columns`); otherwise one after the other. */
+ * its widened inputs in `columns`); two of a paired expand with a larger
+ * window (segment_expand_paired: a stem convolution) the same way, both
+ * windows gathered first (ib_dsp_gather_window); otherwise one after the
+ * other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
-                          dsp_element* ring, int32_t ring_pixels, int32_t mid_channels, uint64_t* columns,
-                          int32_t descending) {
+                          int32_t gathered, dsp_element* ring, int32_t ring_pixels, int32_t mid_channels,
+                          uint64_t* columns, int32_t descending) {
   const dsp_element* x[2];
   dsp_element* y[2];
   ptrdiff_t w_first[2] = {0, 0};
-  int32_t rows[2], cols[2], run_count[2] = {0, 0}, one_run[2] = {0, 0}, i;
+  int32_t mn[2], iy0[2], ix0[2], rows[2], cols[2], run_count[2] = {0, 0}, one_run[2] = {0, 0}, i;
   for (i = 0; i < count; ++i) {
     const int32_t mid = segment_pixel(first + i, mids, descending);
-    const int32_t mn = mid / (mid_rows * mid_cols), mr = mid / mid_cols % mid_rows, mc = mid % mid_cols;
-    one_run[i] = conv_segment_dsp_taps(input, mn, mr * win->stride_h - win->pad_top, mc * win->stride_w - win->pad_left,
-                                       win, expand, &x[i], &w_first[i], &rows[i], &cols[i], &run_count[i]);
+    mn[i] = mid / (mid_rows * mid_cols);
+    iy0[i] = mid / mid_cols % mid_rows * win->stride_h - win->pad_top;
+    ix0[i] = mid % mid_cols * win->stride_w - win->pad_left;
     y[i] = ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels;
   }
+  if (count == 2 && gathered) {
+    dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
+    const dsp_element pad = (dsp_element)(-expand->x_offset);
+    for (i = 0; i < 2; ++i) ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
+    ib_dsp_expand_pair(windows[0], windows[1], (int32_t)expand->weight_row, 1, expand->weights, expand, columns, y[0],
+                       y[1]);
+    return;
+  }
+  for (i = 0; i < count; ++i) {
+    one_run[i] = conv_segment_dsp_taps(input, mn[i], iy0[i], ix0[i], win, expand, &x[i], &w_first[i], &rows[i],
+                                       &cols[i], &run_count[i]);
+  }
   if (count == 2 && one_run[0] && one_run[1] && run_count[0] == run_count[1] && w_first[0] == w_first[1]) {
-    ib_dsp_expand_pair(x[0], x[1], run_count[0], expand->weights + w_first[0], expand, columns, y[0], y[1]);
+    ib_dsp_expand_pair(x[0], x[1], run_count[0], 0, expand->weights + w_first[0], expand, columns, y[0], y[1]);
     return;
   }
   for (i = 0; i < count; ++i) {
@@ -304,7 +363,9 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const dsp_element* x[2];
   dsp_element* y[2];
   ib_dsp_residual residual;
-  const int32_t paired = params->expand->kernel_h == 1 && params->expand->kernel_w == 1;
+  const int32_t paired =
+      segment_expand_paired(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
+  const int32_t gathered = paired && (params->expand->kernel_h != 1 || params->expand->kernel_w != 1);
   int32_t t, i, ky, kx, last, step = 1, next = 0; /* mid pixels computed so far, in traversal order */
   residual.params = params->add;
   residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
@@ -320,8 +381,9 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
       int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
       conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
       conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
-      /* The mid pixel this output needs last in traversal order (with a 1x1
-       * expand, computed with the rest of its pair: segment_last_computed_mid). */
+      /* The mid pixel this output needs last in traversal order (with a
+       * paired expand, computed with the rest of its pair:
+       * segment_last_computed_mid). */
       needed = descending
                    ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
                    : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
@@ -329,8 +391,8 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
       for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
            next += step) {
         step = next < last && paired ? 2 : 1;
-        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, ring, ring_pixels,
-                      mid_channels, columns, descending);
+        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, gathered, ring,
+                      ring_pixels, mid_channels, columns, descending);
       }
       for (ky = ky_begin; ky < ky_end; ++ky) {
         const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
