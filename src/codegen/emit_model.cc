@@ -29,22 +29,34 @@ std::string chunk_variable(int depth, plan::BoundOf of) {
   return depth == 0 ? name : name + "_" + std::to_string(depth);
 }
 
+// Which generated helpers the bounds of a plan's views call.
+struct LoopBoundUse {
+  bool plain = false;    // loop_bound()
+  bool divided = false;  // loop_bound_divided(), for bounds with a divisor
+};
+
 // A C expression of a bound of the loop at `depth` (plan.h Bound): a number,
-// the chunk variable itself, or a call of the generated loop_bound().
-std::string bound_expression(const plan::Bound& bound, int depth, int64_t loop_extent, bool& uses_loop_bound) {
+// the chunk variable itself, or a call of the generated loop_bound() (or
+// loop_bound_divided() when the bound's divisor is above 1).
+std::string bound_expression(const plan::Bound& bound, int depth, int64_t loop_extent, LoopBoundUse& uses_loop_bound) {
   if (bound.scale == 0 && bound.low == bound.offset && bound.high == bound.offset) return std::to_string(bound.offset);
   if (bound == plan::make_chunk_bound(bound.of, loop_extent)) return chunk_variable(depth, bound.of);
-  uses_loop_bound = true;
-  return "loop_bound(" + chunk_variable(depth, bound.of) + ", " + std::to_string(loop_extent) + ", " +
-         std::to_string(bound.scale) + ", " + std::to_string(bound.offset) + ", " + std::to_string(bound.low) + ", " +
-         std::to_string(bound.high) + ")";
+  const std::string arguments = chunk_variable(depth, bound.of) + ", " + std::to_string(loop_extent) + ", " +
+                                std::to_string(bound.scale) + ", " + std::to_string(bound.offset) + ", " +
+                                std::to_string(bound.low) + ", " + std::to_string(bound.high);
+  if (bound.divisor == 1) {
+    uses_loop_bound.plain = true;
+    return "loop_bound(" + arguments + ")";
+  }
+  uses_loop_bound.divided = true;
+  return "loop_bound_divided(" + arguments + ", " + std::to_string(bound.divisor) + ")";
 }
 
 // The declaration of a view in one iteration: its first byte, extents and
 // origin, with every swept axis computed from the chunk variables as
 // plan::resolve_view does.
 std::string make_view_code(const plan::Plan& plan, const plan::View& view, const std::string& variable,
-                           plan::LoopNest nest, bool& uses_loop_bound) {
+                           plan::LoopNest nest, LoopBoundUse& uses_loop_bound) {
   const plan::PlanBuffer& buffer = plan.buffers.at(static_cast<size_t>(view.buffer));
   const int64_t element_bytes = ir::dtype_size_bytes(buffer.dtype);
   const int pad = 4 - view.rank();
@@ -307,7 +319,7 @@ class ModelEmitter final : public exec::CallEmitter {
   const std::set<std::string>& headers() const { return headers_; }
   const std::set<std::string>& kernels() const { return kernels_; }
   int loop_depths() const { return loop_depths_; }  // deepest nest: chunk variables to declare
-  bool uses_loop_bound() const { return uses_loop_bound_; }
+  LoopBoundUse uses_loop_bound() const { return uses_loop_bound_; }
   int64_t constant_bytes() const { return constant_bytes_; }
   void set_indent(int indent) { indent_ = indent; }
 
@@ -355,7 +367,7 @@ class ModelEmitter final : public exec::CallEmitter {
   int channel_depth_ = -1;  // the innermost channel loop around the current call, or -1
   std::optional<ir::Range> fixed_chunk_;  // a part call's chunk
   int loop_depths_ = 0;
-  bool uses_loop_bound_ = false;
+  LoopBoundUse uses_loop_bound_;
   std::string workspace_, workspace_bytes_, current_hint_;
   int64_t constant_bytes_ = 0;
 };
@@ -452,7 +464,7 @@ std::string emit_source(const ir::Graph& graph, const plan::Plan& plan, const Mo
         << ")));\n\n";
   }
   out << emitter.constants();
-  if (emitter.uses_loop_bound()) {
+  if (emitter.uses_loop_bound().plain) {
     out << "/* An index that moves with a loop (tinyfit plan.h Bound): low at x == 0, high at\n"
         << " * x == extent, otherwise clamp(scale * x + offset, low, high). */\n"
         << "static int32_t loop_bound(int32_t x, int32_t extent, int32_t scale, int32_t offset, int32_t low,\n"
@@ -461,6 +473,17 @@ std::string emit_source(const ir::Graph& graph, const plan::Plan& plan, const Mo
         << "  if (x <= 0) return low;\n"
         << "  if (x >= extent) return high;\n"
         << "  value = scale * x + offset;\n"
+        << "  return value < low ? low : value > high ? high : value;\n"
+        << "}\n\n";
+  }
+  if (emitter.uses_loop_bound().divided) {
+    out << "/* The same with a divisor (x > 0): clamp(scale * (x / divisor) + offset, low, high). */\n"
+        << "static int32_t loop_bound_divided(int32_t x, int32_t extent, int32_t scale, int32_t offset, int32_t low,\n"
+        << "                                  int32_t high, int32_t divisor) {\n"
+        << "  int32_t value;\n"
+        << "  if (x <= 0) return low;\n"
+        << "  if (x >= extent) return high;\n"
+        << "  value = scale * (x / divisor) + offset;\n"
         << "  return value < low ? low : value > high ? high : value;\n"
         << "}\n\n";
   }

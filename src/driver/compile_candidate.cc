@@ -285,6 +285,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     plan_options.row_overlaps = row_overlaps > 0;
     plan_options.row_overlaps_at_limit = row_overlaps > 1;
     plan_options.row_buffers_in_input = row_overlaps > 2;
+    plan_options.producer_rates = row_overlaps > 3;
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
@@ -335,7 +336,9 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     // The overlaps from the inputs' starts, or at the limits (then also with
     // the loops' row buffers in the input bytes below the outputs): the same
     // bytes are shared when an output fits in its input, but they place
-    // differently.
+    // differently; and the last of these with each loop's producers at their
+    // own rate (plan/lower_row_loop.h: fewer rows in the loop buffers, more
+    // iterations).
     const auto describe = [&](const std::string& label, const CompileCandidate& c) {
       return label + ": arena " + std::to_string(c.arena_bytes) +
              (c.predicted_instructions && ordinary_instructions
@@ -344,11 +347,12 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     };
     CompileCandidate chosen = std::move(plain);
     std::string chosen_label = "without row-loop overlaps", others;
-    for (int variant : {1, 2, 3}) {
+    for (int variant : {1, 2, 3, 4}) {
       TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, variant, retries));
       std::string label = variant == 1   ? "row-loop overlaps from the inputs' starts"
                           : variant == 2 ? "row-loop overlaps at the limits"
-                                         : "row-loop overlaps at the limits, row buffers below them";
+                          : variant == 3 ? "row-loop overlaps at the limits, row buffers below them"
+                                         : "row-loop overlaps at the limits, row buffers below them, producers at their rate";
       if (better(overlapped, chosen)) {
         std::swap(chosen, overlapped);
         std::swap(chosen_label, label);

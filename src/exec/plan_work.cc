@@ -120,7 +120,13 @@ void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, con
       input = input_view(static_cast<size_t>(runtime.first_input));
       geometry.read_elements = input->count_elements();
     }
-    if (runtime.first_output >= 0) geometry.written = describe_written_ranges(output_view(static_cast<size_t>(runtime.first_output)));
+    if (runtime.first_output >= 0) {
+      const plan::ViewInstance output = output_view(static_cast<size_t>(runtime.first_output));
+      // A copy onto its own source does nothing (tf_x8_copy returns at once).
+      const bool in_place_copy = call.mode == plan::CallMode::kCopy && input && input->buffer == output.buffer &&
+                                 input->offset_elements == output.offset_elements;
+      if (!in_place_copy) geometry.written = describe_written_ranges(output);
+    }
     geometry.work_share = find_work_share(graph, call, input ? &*input : nullptr);
     work.add_call(runtime.function, cost::compute_call_features(geometry));
   }

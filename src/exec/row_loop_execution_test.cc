@@ -4,7 +4,8 @@
 // (tests/support/random_row_chain.h), lowered with a row loop over the whole
 // chain or a consecutive part of it (plan/lower_row_loop.h) at tiles that do
 // and do not divide the rows, also with a channel loop nested inside the row
-// loop around every call, with or without the fast conv kernels' workspaces
+// loop around every call, with or without the fast conv kernels' workspaces,
+// walking one or more steps per row of the sink (Bounds with divisors)
 // (so the __dsp row kernels read windows too), then placed, verified and executed in an arena of
 // exactly arena_bytes filled with poison: int8 bit-exact with the reference
 // interpreter, float32 within summation-order error, and the plan's MACs the
@@ -32,6 +33,7 @@ struct RowCase {
   int64_t tile = 1;
   int64_t channel_tile = 0;       // > 0: a channel loop nested around each call
   bool workspaces = false;        // conv calls get their fastest kernels' workspaces (the __dsp row kernels)
+  int64_t most_rate = 1;          // steps per sink row the loop may walk (RowLoopSpec::most_rate)
 };
 
 std::string describe_case(const RowCase& c) {
@@ -40,6 +42,7 @@ std::string describe_case(const RowCase& c) {
       << " operators, loop over operators " << c.first_op << ".." << c.last_op << ", tile " << c.tile;
   if (c.channel_tile > 0) out << ", channel loops of " << c.channel_tile;
   if (c.workspaces) out << ", fast-kernel workspaces";
+  if (c.most_rate > 1) out << ", up to " << c.most_rate << " steps per sink row";
   return out.str();
 }
 
@@ -52,6 +55,7 @@ std::string check_case(const RowCase& c) {
   for (int op = c.first_op; op <= c.last_op; ++op) spec.ops.push_back(op);
   const ir::Node& sink = net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(c.last_op)).node));
   spec.tile = std::min(c.tile, net.graph.output_tensor(sink, 0).shape[1]);
+  spec.most_rate = c.most_rate;
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
   if (c.channel_tile > 0) *plan = testing::nest_channel_loops(net.graph, std::move(*plan), c.channel_tile);
@@ -60,7 +64,9 @@ std::string check_case(const RowCase& c) {
 
 // Random cases: a chain of 1-6 operators over 5-14 rows, a row loop over a
 // random consecutive part of it at a random tile (which may not divide the
-// rows), one case in three with channel loops nested inside.
+// rows), one case in three with channel loops nested inside, the loop
+// allowed 1-3 steps per sink row (producers before a strided window at their
+// own rate where that needs fewer bytes).
 RowCase make_case(uint64_t seed, ir::DType dtype) {
   kernel_oracle::Random r(seed * 0x9E3779B97F4A7C15ull + 17);
   RowCase c;
@@ -74,6 +80,7 @@ RowCase make_case(uint64_t seed, ir::DType dtype) {
   c.tile = r.uniform_int(1, 5);
   c.channel_tile = r.chance(0.33) ? r.uniform_int(1, 3) : 0;
   c.workspaces = r.chance(0.5);
+  c.most_rate = r.uniform_int(1, 3);
   return c;
 }
 

@@ -32,7 +32,7 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
     TINYFIT_ASSIGN_OR_RETURN(const partition::RowGeometry geometry,
                              partition::compute_row_geometry(graph, bg, scheme));
     loops.push_back({scheme.operators, geometry.internal_bytes(), partition::describe_scheme(bg, scheme)});
-    specs.push_back({scheme.operators, scheme.tile, to_loop_axis(scheme.axis)});
+    specs.push_back({scheme.operators, scheme.tile, to_loop_axis(scheme.axis), options.producer_rates ? 4 : 1});
   }
   const partition::ContractedGraph cg = partition::contract_loops(bg, loops);
 

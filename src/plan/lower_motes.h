@@ -35,6 +35,10 @@ struct MotesPlanOptions {
   // With row_overlaps_at_limit: each loop's row buffers below its output, in
   // the consumed input (plan/lower_row_buffer_overlap.h).
   bool row_buffers_in_input = false;
+  // Each row loop may walk several steps per row of its sink, its producers
+  // before a stride-2 window one row a step (RowLoopSpec::most_rate), where
+  // that needs fewer bytes of loop buffers.
+  bool producer_rates = false;
   Deadline deadline;
   std::function<void(double)> progress;  // of the order search
 };

@@ -1,6 +1,7 @@
 #include "plan/lower_row_loop.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "ir/op_decl.h"
@@ -38,6 +39,11 @@ struct LoopOperator {
   Bound keep;               // the first row still read in the iteration (of the chunk's begin)
   int64_t held_rows = 0;    // the buffer's height
   bool needs_copy = false;  // some iteration keeps rows of the last one: kCarried, else kPartial
+  // The buffer holds its rows from its first kept row, keep(b), instead of
+  // ending at its last row, and the copy runs after the iteration's reads
+  // (make_kept_rows_copy): when keep moves once every few steps (a divisor),
+  // the rows move only then.
+  bool from_keep = false;
   BufferId buffer = -1;     // the plan buffer
 };
 
@@ -62,15 +68,39 @@ Bound taken_at(Bound bound, BoundOf of) {
   return bound;
 }
 
-// A bound no smaller (larger) than both, for every chunk: the larger (smaller)
-// of each field. Exact when the two differ only by a constant shift.
-Bound bound_above(const Bound& a, const Bound& b) {
-  return {a.of, std::max(a.scale, b.scale), std::max(a.offset, b.offset), std::max(a.low, b.low),
-          std::max(a.high, b.high)};
+// A bound without divisor no smaller (larger) than `bound` for every x >= 0:
+// scale * floor(x / d) lies in [scale / d * x - scale * (d - 1) / d, scale / d * x].
+Bound undivided_above(Bound bound) {
+  bound.scale = (bound.scale + bound.divisor - 1) / bound.divisor;
+  bound.divisor = 1;
+  return bound;
 }
-Bound bound_below(const Bound& a, const Bound& b) {
+Bound undivided_below(Bound bound) {
+  const int64_t k = bound.scale / bound.divisor;
+  bound.offset -= bound.scale % bound.divisor == 0 ? k * (bound.divisor - 1) : bound.scale;
+  bound.scale = k;
+  bound.divisor = 1;
+  return bound;
+}
+
+// A bound no smaller (larger) than both, for every chunk: the larger (smaller)
+// of each field, of the two without divisors when their divisors differ.
+// Exact when the two differ only by a constant shift.
+Bound bound_above(Bound a, Bound b) {
+  if (a.divisor != b.divisor) {
+    a = undivided_above(a);
+    b = undivided_above(b);
+  }
+  return {a.of, std::max(a.scale, b.scale), std::max(a.offset, b.offset), std::max(a.low, b.low),
+          std::max(a.high, b.high), a.divisor};
+}
+Bound bound_below(Bound a, Bound b) {
+  if (a.divisor != b.divisor) {
+    a = undivided_below(a);
+    b = undivided_below(b);
+  }
   return {a.of, std::min(a.scale, b.scale), std::min(a.offset, b.offset), std::min(a.low, b.low),
-          std::min(a.high, b.high)};
+          std::min(a.high, b.high), a.divisor};
 }
 
 Bound shifted(const Bound& bound, int64_t by) { return compose_bound(bound, 1, by, bound.low + by, bound.high + by); }
@@ -110,7 +140,7 @@ class RowLoopLowering {
   void lower_whole(int op_index) { plan_.steps.push_back(Step{buffers_.make_whole_call(op_index)}); }
 
   // `ops` in order.
-  Status lower_loop(const std::vector<int>& ops, int64_t tile, LoopAxis axis) {
+  Status lower_loop(const std::vector<int>& ops, int64_t tile, LoopAxis axis, int64_t most_rate) {
     TINYFIT_ASSIGN_OR_RETURN(std::vector<LoopOperator> loop_ops, describe_operators(ops, axis));
     const LoopOperator& sink = loop_ops.back();
     const int64_t extent = graph_.tensor(sink.output).shape[static_cast<size_t>(sink.axis)];
@@ -123,42 +153,66 @@ class RowLoopLowering {
     // loop may instead start `lag` steps early: the sink computes nothing
     // until the producers have filled their buffers, none computes more than
     // its a * tile rows per iteration, and each buffer holds its window only,
-    // at lag / tile more iterations. The lowering keeps the lag when it
-    // needs fewer bytes of loop buffers.
-    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, 0, std::vector<bool>(loop_ops.size(), false)));
-    int64_t lag = 0;
+    // at lag / tile more iterations.
+    //
+    // Producers before a stride-2 window compute two rows per row of the
+    // sink (a = 2), so their loop buffers hold two new rows at a time. The
+    // loop may instead walk `rate` steps per row of the sink (extent rate *
+    // rows + lag, tile steps per iteration): the sink computes row
+    // floor(x / rate) (a Bound with a divisor), and each producer whose rows
+    // grow by a multiple of rate per row of its reader advances a / rate rows
+    // a step, computing each row as soon as one step's worth is due instead
+    // of all of them at the step its reader needs them. The lowering keeps
+    // the rate and the lag that need the fewest bytes of loop buffers (rate
+    // 1 and no lag on a tie).
+    int64_t most_rows = extent;
     for (const LoopOperator& lo : loop_ops) {
-      if (lo.rows.scale > 0 && lo.rows.offset > 0) {
-        lag = std::max(lag, (lo.rows.offset + lo.rows.scale - 1) / lo.rows.scale);
-      }
+      most_rows = std::max(most_rows, graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)]);
     }
     Loop loop;
     loop.name = std::string(loop_axis_name(axis)) + "-" + std::to_string(loops_++);
     loop.axis = axis;
-    loop.extent = extent;
     loop.tile = tile;
-    TINYFIT_ASSIGN_OR_RETURN(const int64_t loop_bytes_without_lag, compose_fewest_rows(loop_ops, loop, extent, 0));
-    if (lag > 0) {
-      std::vector<LoopOperator> lagged = loop_ops;
-      Loop lagged_loop = loop;
-      lagged_loop.extent = extent + lag;
-      TINYFIT_ASSIGN_OR_RETURN(const int64_t lagged_bytes, compose_fewest_rows(lagged, lagged_loop, extent, lag));
-      if (lagged_bytes < loop_bytes_without_lag) {
-        loop_ops = std::move(lagged);
-        loop.extent = lagged_loop.extent;
+    std::optional<int64_t> fewest_bytes;
+    std::vector<LoopOperator> chosen;
+    for (int64_t rate = 1; rate <= std::min(most_rate, most_rows / extent); ++rate) {
+      TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, 0, rate, std::vector<bool>(loop_ops.size(), false)));
+      int64_t lag = 0;
+      for (const LoopOperator& lo : loop_ops) {
+        if (lo.rows.scale > 0 && lo.rows.offset > 0) {
+          lag = std::max(lag, lo.rows.divisor * ((lo.rows.offset + lo.rows.scale - 1) / lo.rows.scale));
+        }
+      }
+      lag = (lag + rate - 1) / rate * rate;  // whole rows of the sink: its bound stays floor(x / rate) - lag / rate
+      for (int64_t steps_early : {int64_t{0}, lag}) {
+        std::vector<LoopOperator> composed = loop_ops;
+        Loop candidate = loop;
+        candidate.extent = rate * extent + steps_early;
+        TINYFIT_ASSIGN_OR_RETURN(const int64_t bytes,
+                                 compose_fewest_rows(composed, candidate, extent, steps_early, rate));
+        if (!fewest_bytes || bytes < *fewest_bytes) {
+          fewest_bytes = bytes;
+          chosen = std::move(composed);
+          loop.extent = candidate.extent;
+        }
+        if (lag == 0) break;
       }
     }
+    loop_ops = std::move(chosen);
     for (LoopOperator& lo : loop_ops) {
       if (lo.in_rows) make_loop_buffer(lo);
     }
     for (const LoopOperator& lo : loop_ops) {
-      if (lo.needs_copy) loop.body.push_back(Step{make_block_concat(lo)});
+      if (lo.needs_copy && !lo.from_keep) loop.body.push_back(Step{make_block_concat(lo)});
       KernelCall call;
       call.node = bg_.operators[static_cast<size_t>(lo.op)].node;
       for (const RowInput& input : lo.inputs) call.inputs.push_back(make_input_view(input, lo, loop_ops));
       call.outputs.push_back(make_rows_view(lo.output, lo.axis, lo.rows, &lo));
       call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(lo.op)]);
       loop.body.push_back(Step{std::move(call)});
+    }
+    for (const LoopOperator& lo : loop_ops) {
+      if (lo.needs_copy && lo.from_keep) loop.body.push_back(Step{make_kept_rows_copy(lo)});
     }
     plan_.steps.push_back(Step{std::move(loop)});
     return {};
@@ -209,18 +263,20 @@ class RowLoopLowering {
   }
 
   // The rows each operator computes by the end of an iteration: the sink's
-  // chunk `lag` steps late (the loop walks extent + lag steps), then, from
-  // the last to the first, what the readers in the loop need of each output
-  // by then (their windows of their rows). An `eager` operator then computes,
-  // in order, every row its inputs made in the loop already allow (at least
+  // chunk `lag` steps late at one row every `rate` steps (the loop walks rate
+  // * extent + lag steps; lag a multiple of rate), then, from the last to
+  // the first, what the readers in the loop need of each output by then
+  // (their windows of their rows), without the divisor where that is a
+  // whole number of rows a step. An `eager` operator then computes, in
+  // order, every row its inputs made in the loop already allow (at least
   // what its readers need): a tensor whose readers sit at very different
   // depths need not keep the rows between them when the shallow reader runs
   // ahead, and the rows are kept on that reader's output instead. Decides
   // which outputs live only as rows in buffers of the loop and from which row
   // they keep them.
-  Status compose_rows(std::vector<LoopOperator>& loop_ops, int64_t extent, int64_t lag,
+  Status compose_rows(std::vector<LoopOperator>& loop_ops, int64_t extent, int64_t lag, int64_t rate,
                       const std::vector<bool>& eager) const {
-    loop_ops.back().rows = {BoundOf::kChunkEnd, 1, -lag, 0, extent};
+    loop_ops.back().rows = {BoundOf::kChunkEnd, 1, -lag / rate, 0, extent, rate};
     for (size_t j = loop_ops.size() - 1; j-- > 0;) {
       LoopOperator& lo = loop_ops[j];
       bool read = false;
@@ -234,8 +290,10 @@ class RowLoopLowering {
         }
       }
       if (!read) return fail_loop(*lo.node, "no later operator of the loop reads its output");
-      // Its own rows: what is needed, up to the tensor's end in the last iteration.
-      lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows_of(lo)};
+      // Its own rows: what is needed, up to the tensor's end in the last
+      // iteration; a / rate rows a step when that is a whole number.
+      if (need.scale % need.divisor == 0) need = undivided_above(need);
+      lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows_of(lo), need.divisor};
     }
     for (size_t j = 0; j + 1 < loop_ops.size(); ++j) {
       if (eager[j]) raise_rows(loop_ops[j], loop_ops);
@@ -284,6 +342,7 @@ class RowLoopLowering {
   // as the backward composition gives it). An operator that reads no such
   // input, or one through a window of another scale, is left as it is.
   static void raise_rows(LoopOperator& lo, const std::vector<LoopOperator>& loop_ops) {
+    if (lo.rows.divisor != 1) return;
     bool bounded = false;
     int64_t offset = 0;
     for (const RowInput& input : lo.inputs) {
@@ -293,7 +352,7 @@ class RowLoopLowering {
       const int64_t reach = input.role == ir::AxisRole::kWindow
                                 ? (input.window.kernel - 1) * input.window.dilation + 1 - stride - input.window.pad_before
                                 : 0;
-      if (producer->rows.scale != stride * lo.rows.scale) return;
+      if (producer->rows.divisor != 1 || producer->rows.scale != stride * lo.rows.scale) return;
       // The largest o with stride * o + reach <= the producer's offset.
       const int64_t room = producer->rows.offset - reach;
       const int64_t allowed = room >= 0 ? room / stride : -((-room + stride - 1) / stride);
@@ -309,17 +368,17 @@ class RowLoopLowering {
   // fewer bytes, and from none eager, each made eager from the first to the
   // last when that needs fewer. Returns the bytes.
   Result<int64_t> compose_fewest_rows(std::vector<LoopOperator>& loop_ops, const Loop& loop, int64_t extent,
-                                      int64_t lag) const {
+                                      int64_t lag, int64_t rate) const {
     const size_t n = loop_ops.size();
     int64_t best = -1;
     std::vector<bool> best_eager;
     auto improve = [&](std::vector<bool> eager, bool backward) -> Status {
-      TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, eager));
+      TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, eager));
       int64_t bytes = size_loop_buffers(loop_ops, loop);
       for (size_t k = 0; k + 1 < n; ++k) {
         const size_t j = backward ? n - 2 - k : k;
         eager[j] = !eager[j];
-        TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, eager));
+        TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, eager));
         const int64_t toggled = size_loop_buffers(loop_ops, loop);
         if (toggled < bytes) {
           bytes = toggled;
@@ -335,7 +394,7 @@ class RowLoopLowering {
     };
     TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, false), false));
     TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, true), true));
-    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, best_eager));
+    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, best_eager));
     size_loop_buffers(loop_ops, loop);
     return best;
   }
@@ -351,12 +410,14 @@ class RowLoopLowering {
       const Bound begin = taken_at(lo.rows, BoundOf::kChunkBegin);
       lo.held_rows = 0;
       lo.needs_copy = false;
+      lo.from_keep = lo.keep.divisor > 1;
       for (int64_t i = 0; i < count_iterations(loop); ++i) {
         const ir::Range chunk = chunk_of_iteration(loop, i);
         const int64_t done = evaluate_bound(begin, chunk, loop.extent);
         const int64_t kept = std::min(evaluate_bound(lo.keep, chunk, loop.extent), done);
         lo.held_rows = std::max(lo.held_rows, evaluate_bound(lo.rows, chunk, loop.extent) - kept);
         lo.needs_copy = lo.needs_copy || kept < done;
+        lo.from_keep = lo.from_keep && evaluate_bound(lo.keep, chunk, loop.extent) <= done;
       }
       bytes += count_rows_bytes(graph_.tensor(lo.output), lo.axis, lo.held_rows);
     }
@@ -395,7 +456,8 @@ class RowLoopLowering {
     }
     View view = make_dense_view(producer->buffer, with_rows(tensor.shape, axis, producer->held_rows));
     view.shape = tensor.shape;
-    sweep.base = shifted(taken_at(producer->rows, BoundOf::kChunkEnd), -producer->held_rows);
+    sweep.base = producer->from_keep ? producer->keep
+                                     : shifted(taken_at(producer->rows, BoundOf::kChunkEnd), -producer->held_rows);
     view.sweeps.push_back(sweep);
     return view;
   }
@@ -419,6 +481,23 @@ class RowLoopLowering {
     View from = make_rows_view(lo.output, lo.axis, {lo.keep, done}, &lo);
     View to = from;
     from.sweeps[0].base = shifted(done, -lo.held_rows);
+    KernelCall copy;
+    copy.mode = CallMode::kCopy;
+    copy.inputs = {from};
+    copy.outputs = {to};
+    return copy;
+  }
+
+  // A buffer laid out from keep(b) (LoopOperator::from_keep): after the
+  // iteration's reads, the rows [keep(e), H(e)) the next iteration still
+  // needs move to its front, where that iteration's base keep(e) puts them.
+  // When keep(e) == keep(b) source and target coincide and the copy does
+  // nothing (tf_x8_copy returns at once).
+  KernelCall make_kept_rows_copy(const LoopOperator& lo) {
+    const Bound next = taken_at(lo.keep, BoundOf::kChunkEnd);
+    View from = make_rows_view(lo.output, lo.axis, {next, lo.rows}, &lo);
+    View to = from;
+    to.sweeps[0].base = next;
     KernelCall copy;
     copy.mode = CallMode::kCopy;
     copy.inputs = {from};
@@ -463,7 +542,8 @@ Result<Plan> build_row_loop_plan(const ir::Graph& graph, const analysis::BufferG
       lowering.lower_whole(op);
     } else if (ordered[static_cast<size_t>(l)].front() == op) {
       TINYFIT_RETURN_IF_ERROR(lowering.lower_loop(ordered[static_cast<size_t>(l)], loops[static_cast<size_t>(l)].tile,
-                                                  loops[static_cast<size_t>(l)].axis));
+                                                  loops[static_cast<size_t>(l)].axis,
+                                                  loops[static_cast<size_t>(l)].most_rate));
     }
   }
   return lowering.finish();

@@ -26,6 +26,11 @@
 // read by a deep and a shallow branch then keeps only the deep reader's
 // window, and the shallow branch's (smaller) output keeps the rows between
 // them (docs/row_loops.md, "Readers at different depths").
+// With most_rate above 1 the loop may also walk several steps per row of its
+// sink (the sink's rows a Bound with a divisor), so that producers before a
+// stride-2 window compute one row a step instead of two at once
+// (docs/row_loops.md, "Producers at their own rate"); the lowering keeps the
+// rate and lag that need the fewest bytes of loop buffers.
 // MACs equal ordinary execution's; the extra work is the copies.
 #pragma once
 
@@ -50,6 +55,9 @@ struct RowLoopSpec {
   // on whichever axis each tensor holds them (partition/row_geometry.h
   // find_loop_axes).
   LoopAxis axis = LoopAxis::kRows;
+  // The most steps per sink row the loop may walk, `tile` steps per
+  // iteration; 1: one step per row, the tile in rows of the sink.
+  int64_t most_rate = 1;
 };
 
 // Whether `spec` can run as a row loop in `order`: every operator has one

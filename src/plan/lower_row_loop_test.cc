@@ -277,6 +277,11 @@ TEST_F(VerifyRowLoopRejects, ADecreasingBound) {
   expect_rejected("a bound that falls as the loop advances", "decreasing bound");
 }
 
+TEST_F(VerifyRowLoopRejects, ABoundWithoutAPositiveDivisor) {
+  body_call(2).outputs[0].sweeps[0].last.divisor = 0;
+  expect_rejected("floor(x / 0)", "decreasing bound");
+}
+
 TEST_F(VerifyRowLoopRejects, AnInnerLoopWithATileAboveItsExtent) {
   Loop channels{"channels", LoopAxis::kChannels, 3, 4, {loop().body.back()}};
   loop().body.back() = Step{std::move(channels)};
@@ -288,6 +293,77 @@ TEST_F(VerifyRowLoopRejects, ARowTheLoopNeverWrites) {
   Sweep& rows = body_call(2).outputs[0].sweeps[0];
   rows.last = compose_bound(rows.last, 1, -1, 0, 7);
   expect_rejected("y's row 7 is never written", "is not written whole");
+}
+
+// x [1, 32, 4, 2] f32 -> s: Conv2D 3x3 stride 2 pad 1 (4 channels, 16 rows)
+// -> d1: DepthwiseConv2D 3x3 pad 1 -> e: Conv2D 1x1 (6 channels) -> d2:
+// DepthwiseConv2D 3x3 stride 2 pad 1 (8 rows) -> p: Conv2D 1x1 (3 channels):
+// MobileNetV2's first blocks in small, the sink at half the rows of its
+// producers.
+ir::Graph make_half_rate_chain() {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 32, 4, 2});
+  ir::TensorId t = g.node(ir::OpType::kConv2D, {x, g.constant({4, 3, 3, 2})}, make_conv_attrs(3, 2, 1), "s");
+  t = g.node(ir::OpType::kDepthwiseConv2D, {t, g.constant({1, 3, 3, 4})}, make_conv_attrs(3, 1, 1), "d1");
+  t = g.node(ir::OpType::kConv2D, {t, g.constant({6, 1, 1, 4})}, make_conv_attrs(1), "e");
+  t = g.node(ir::OpType::kDepthwiseConv2D, {t, g.constant({1, 3, 3, 6})}, make_conv_attrs(3, 2, 1), "d2");
+  g.output(g.node(ir::OpType::kConv2D, {t, g.constant({3, 1, 1, 6})}, make_conv_attrs(1), "p"));
+  return std::move(g.graph);
+}
+
+Lowered lower_at_rate(int64_t most_rate) {
+  Lowered l{make_half_rate_chain(), {}, {}};
+  l.bg = analysis::build_buffer_graph(l.graph);
+  RowLoopSpec spec;
+  for (size_t op = 0; op < l.bg.operators.size(); ++op) spec.ops.push_back(static_cast<int>(op));
+  spec.most_rate = most_rate;
+  Result<Plan> plan = build_row_loop_plan(l.graph, l.bg, analysis::given_order(l.bg), {spec});
+  EXPECT_TRUE(plan) << (plan ? "" : plan.error().format());
+  if (plan) l.plan = std::move(*plan);
+  return l;
+}
+
+// Bytes of the loop buffer holding rows of the tensor `name`.
+int64_t rows_buffer_bytes(const Plan& plan, const std::string& name) {
+  for (const PlanBuffer& b : plan.buffers) {
+    if (b.name == name + ":rows") return b.bytes;
+  }
+  return -1;
+}
+
+TEST(RowLoop, ProducersBeforeAStrideTwoWindowAdvanceOneRowAStepAtRateTwo) {
+  const Lowered once = lower_at_rate(1), twice = lower_at_rate(2);
+  ASSERT_EQ(once.plan.steps.size(), 1u);
+  ASSERT_EQ(twice.plan.steps.size(), 1u);
+  // One step per row of p's 8 rows, or two.
+  EXPECT_EQ(once.plan.steps[0].loop().extent, 8);
+  EXPECT_EQ(twice.plan.steps[0].loop().extent, 16);
+  // s's rows: d1 reads 2 new rows a step plus its window's 2 more at rate 1
+  // (4 rows of 2 x 4 floats), one new row at rate 2 (3 rows); d1 and e one
+  // row instead of two; e keeps the 3 rows d2's stride-2 window reads.
+  const int64_t row_of_s = 2 * 4 * 4, row_of_e = 2 * 6 * 4;  // 2 columns after the stride-2 s
+  EXPECT_EQ(rows_buffer_bytes(once.plan, once.graph.tensor(once.graph.nodes[0].outputs[0]).name), 4 * row_of_s);
+  EXPECT_EQ(rows_buffer_bytes(twice.plan, twice.graph.tensor(twice.graph.nodes[0].outputs[0]).name), 3 * row_of_s);
+  EXPECT_EQ(rows_buffer_bytes(twice.plan, twice.graph.tensor(twice.graph.nodes[1].outputs[0]).name), row_of_s);
+  EXPECT_EQ(rows_buffer_bytes(twice.plan, twice.graph.tensor(twice.graph.nodes[2].outputs[0]).name), 3 * row_of_e);
+  EXPECT_LT(compute_plan_memory(twice.plan).peak_bytes, compute_plan_memory(once.plan).peak_bytes);
+  // e's rows are laid out from the first row d2 keeps, 2 floor(b0/2) - 1,
+  // so they move once every two steps, by a copy after the iteration's reads.
+  const std::vector<Step>& body = twice.plan.steps[0].loop().body;
+  ASSERT_GE(body.size(), 2u);
+  EXPECT_EQ(body.back().call().mode, CallMode::kCopy);
+  EXPECT_EQ(body.back().call().outputs[0].sweeps[0].base.divisor, 2);
+  // p computes one row every two steps: its bound of the chunk's end has the divisor.
+  const View& sink_out = body[body.size() - 2].call().outputs[0];
+  ASSERT_EQ(sink_out.sweeps.size(), 1u);
+  EXPECT_EQ(sink_out.sweeps[0].last.divisor, 2);
+  std::ostringstream dump;
+  print_plan(dump, twice.graph, twice.plan);
+  EXPECT_NE(dump.str().find("floor(e0/2)"), std::string::npos) << dump.str();
+  for (const Lowered* l : {&once, &twice}) {
+    EXPECT_TRUE(verify_plan(l->graph, l->plan));
+    EXPECT_EQ(count_plan_macs(l->graph, l->plan), ir::count_graph_macs(l->graph));
+  }
 }
 
 }  // namespace

@@ -94,11 +94,11 @@ int64_t evaluate_bound(const Bound& bound, ir::Range chunk, int64_t loop_extent)
   const int64_t x = bound.of == BoundOf::kChunkBegin ? chunk.begin : chunk.end;
   if (x <= 0) return bound.low;
   if (x >= loop_extent) return bound.high;
-  return std::clamp(bound.scale * x + bound.offset, bound.low, bound.high);
+  return std::clamp(bound.scale * (x / bound.divisor) + bound.offset, bound.low, bound.high);
 }
 
 Bound compose_bound(const Bound& inner, int64_t scale, int64_t offset, int64_t low, int64_t high) {
-  TINYFIT_CHECK(scale >= 0 && low <= high && inner.scale >= 0 && inner.low <= inner.high)
+  TINYFIT_CHECK(scale >= 0 && low <= high && inner.scale >= 0 && inner.low <= inner.high && inner.divisor >= 1)
       << "compose_bound of a decreasing map";
   // clamp_[low,high](scale * clamp_[l,h](z) + offset) == clamp_[L,H](scale * z + offset)
   // with L, H the outer clamp of the inner interval's images (scale >= 0).
@@ -108,6 +108,7 @@ Bound compose_bound(const Bound& inner, int64_t scale, int64_t offset, int64_t l
   composed.offset = scale * inner.offset + offset;
   composed.low = std::clamp(scale * inner.low + offset, low, high);
   composed.high = std::clamp(scale * inner.high + offset, low, high);
+  composed.divisor = inner.divisor;
   return composed;
 }
 

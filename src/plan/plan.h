@@ -92,13 +92,17 @@ std::string_view loop_axis_name(LoopAxis axis);
 // x = chunk_begin or x = chunk_end (`of`):
 //     x == 0                -> low
 //     x == the loop extent  -> high
-//     otherwise             -> clamp(scale * x + offset, low, high)
-// It never decreases as x grows (scale >= 0, low <= high). The chunk itself
-// is {scale 1, offset 0, low 0, high extent}; a constant c is {scale 0,
-// offset c, low c, high c}. A sliding window applied to such a bound is again
-// one (compose_bound), which is how the rows of a chain of windowed operators
-// follow one loop without unrolling it; the two end cases make the first
-// iteration start at row 0 and the last one finish the tensor.
+//     otherwise             -> clamp(scale * floor(x / divisor) + offset, low, high)
+// It never decreases as x grows (scale >= 0, divisor >= 1, low <= high). The
+// chunk itself is {scale 1, offset 0, low 0, high extent}; a constant c is
+// {scale 0, offset c, low c, high c}. A sliding window applied to such a
+// bound is again one (compose_bound), which is how the rows of a chain of
+// windowed operators follow one loop without unrolling it; the two end cases
+// make the first iteration start at row 0 and the last one finish the tensor.
+// A divisor above 1 lets a tensor advance slower than the loop: a row loop
+// walking `divisor` steps per row of its sink (plan/lower_row_loop.h) gives
+// the sink one row every `divisor` steps while its producers before a
+// stride-2 window advance one row a step.
 enum class BoundOf { kChunkBegin, kChunkEnd };
 struct Bound {
   BoundOf of = BoundOf::kChunkBegin;
@@ -106,6 +110,7 @@ struct Bound {
   int64_t offset = 0;
   int64_t low = 0;
   int64_t high = 0;
+  int64_t divisor = 1;
 
   bool operator==(const Bound&) const = default;
 };
@@ -275,7 +280,8 @@ Bound make_constant_bound(int64_t value);
 int64_t evaluate_bound(const Bound& bound, ir::Range chunk, int64_t loop_extent);
 
 // clamp(scale * inner + offset, low, high) as one Bound, exactly (scale >= 0,
-// low <= high): the composition of two clamped monotone maps is one.
+// low <= high): the composition of two clamped monotone maps is one (the
+// inner bound's divisor is kept: the floor applies to x only).
 Bound compose_bound(const Bound& inner, int64_t scale, int64_t offset, int64_t low, int64_t high);
 
 // MemoriaNova eq. 1 over bounds: the input indices [first, last) a sliding

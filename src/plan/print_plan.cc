@@ -78,9 +78,10 @@ std::string chunk_variable(BoundOf of, int loop) { return (of == BoundOf::kChunk
 
 std::string format_bound(const Bound& bound, int loop, LoopNest nest) {
   if (bound.scale == 0 && bound.low == bound.offset && bound.high == bound.offset) return std::to_string(bound.offset);
-  const std::string x = chunk_variable(bound.of, loop);
+  const std::string chunk = chunk_variable(bound.of, loop);
+  const std::string x = bound.divisor == 1 ? chunk : "floor(" + chunk + "/" + std::to_string(bound.divisor) + ")";
   const bool known_loop = loop >= 0 && static_cast<size_t>(loop) < nest.size();
-  if (bound == make_chunk_bound(bound.of, known_loop ? nest[static_cast<size_t>(loop)]->extent : -1)) return x;
+  if (bound == make_chunk_bound(bound.of, known_loop ? nest[static_cast<size_t>(loop)]->extent : -1)) return chunk;
   std::string affine = bound.scale == 1 ? x : std::to_string(bound.scale) + "*" + x;
   if (bound.offset != 0) affine += (bound.offset > 0 ? "+" : "") + std::to_string(bound.offset);
   return "clamp(" + affine + ", " + std::to_string(bound.low) + ", " + std::to_string(bound.high) + ")";

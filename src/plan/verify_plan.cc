@@ -32,7 +32,7 @@ bool walks_view_axis(LoopAxis axis, int rank, int view_axis) {
   return false;
 }
 
-bool is_monotone(const Bound& bound) { return bound.scale >= 0 && bound.low <= bound.high; }
+bool is_monotone(const Bound& bound) { return bound.scale >= 0 && bound.divisor >= 1 && bound.low <= bound.high; }
 
 // --- Structure and nests ------------------------------------------------------
 
@@ -75,7 +75,7 @@ Status check_view_structure(const ir::Graph& graph, const Plan& plan, const Kern
       return fail_plan(where + " '" + loop.name + "', which walks " + std::string(loop_axis_name(loop.axis)));
     }
     if (!is_monotone(sweep.first) || !is_monotone(sweep.last) || !is_monotone(sweep.base)) {
-      return fail_plan(where + " with a decreasing bound");
+      return fail_plan(where + " with a decreasing bound (or a divisor below 1)");
     }
   }
   return {};

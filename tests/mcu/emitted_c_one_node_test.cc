@@ -171,6 +171,70 @@ TEST(EmittedCRowLoop, HostAndCortexM4RunsEqualThePlanExecutorAndTheReference) {
   }
 }
 
+// MobileNetV2's first blocks in small, int8, as one row loop over the sink's
+// 4 rows that walks two steps per row (plan/lower_row_loop.h, most_rate 2):
+// a 3x3 stride-2 stem, a depthwise and a 1x1 projection one row a step, the
+// 1x1 expansion read by a 3x3 stride-2 depthwise laid out from its first kept
+// row, and the sink one row every two steps (Bounds with a divisor, the
+// generated loop_bound_divided()); with and without the fast kernels'
+// workspaces. The host's and the board's bytes must equal the plan
+// executor's, and the executor's the reference's.
+TEST(EmittedCRowLoop, TwoStepsPerSinkRowRunOnHostAndCortexM4AsThePlanExecutor) {
+  exec::conv_test::Net net;
+  exec::conv_test::Layer stem, depthwise, project, expand, strided, sink;
+  stem.out_channels = 8, stem.kernel_h = stem.kernel_w = 3, stem.stride = 2, stem.pad = {1, 1, 1, 1};
+  stem.activation = exec::conv_test::relu6();
+  depthwise.op = OpType::kDepthwiseConv2D, depthwise.out_channels = 8;
+  depthwise.kernel_h = depthwise.kernel_w = 3, depthwise.pad = {1, 1, 1, 1};
+  depthwise.activation = exec::conv_test::relu6();
+  project.out_channels = 4;
+  expand.out_channels = 12, expand.activation = exec::conv_test::relu6();
+  strided.op = OpType::kDepthwiseConv2D, strided.out_channels = 12;
+  strided.kernel_h = strided.kernel_w = 3, strided.stride = 2, strided.pad = {1, 1, 1, 1};
+  strided.activation = exec::conv_test::relu6();
+  sink.out_channels = 6;
+  ir::TensorId t = net.add_layer("stem", net.add_input({1, 16, 6, 3}), stem);
+  t = net.add_layer("depthwise", t, depthwise);
+  t = net.add_layer("project", t, project);
+  t = net.add_layer("expand", t, expand);
+  t = net.add_layer("strided", t, strided);
+  net.set_output(net.add_layer("sink", t, sink));
+  Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+  ASSERT_TRUE(m) << m.error().format();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(m->graph);
+  for (bool workspaces : {false, true}) {
+    plan::RowLoopSpec spec{{0, 1, 2, 3, 4, 5}, 1, plan::LoopAxis::kRows, 2};
+    Result<plan::Plan> plan = plan::build_row_loop_plan(m->graph, bg, analysis::given_order(bg), {spec});
+    ASSERT_TRUE(plan) << plan.error().format();
+    ASSERT_EQ(plan->steps.size(), 1u);
+    ASSERT_EQ(plan->steps[0].loop().extent, 8) << "two steps per row of the sink's 4";
+    if (workspaces) {
+      ASSERT_TRUE(exec::add_kernel_workspaces(m->graph, *plan));
+    }
+    ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
+    ASSERT_TRUE(plan::verify_plan(m->graph, *plan));
+    Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+    ASSERT_TRUE(executed) << executed.error().format();
+    EXPECT_EQ(describe_byte_difference(executed->at(0).bytes, m->reference.at(0)), "") << "plan executor vs reference";
+    for (Target target : {Target::kHost, Target::kCortexM4}) {
+      if (std::string missing = find_missing_tools(target); !missing.empty()) {
+        ADD_FAILURE() << missing << " is not installed (scripts/install_deps.sh)";
+        continue;
+      }
+      const std::string name = std::string("row_loop/two_steps_per_row_") + std::string(target_name(target)) +
+                               (workspaces ? "_workspaces" : "");
+      Result<EmittedBuild> build = emit_and_build(m->graph, *plan, m->inputs, *executed, target, kBoardRamBytes, name);
+      ASSERT_TRUE(build) << build.error().format();
+      ASSERT_GE(build->model.files.size(), 2u);
+      EXPECT_NE(build->model.files[1].text.find("loop_bound_divided("), std::string::npos) << "model.c";
+      Result<ProgramReport> report = run_program(target, build->executable);
+      ASSERT_TRUE(report) << report.error().format();
+      EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "")
+          << target_name(target) << " vs the plan executor (" << build->executable << ")";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_cases()),
                          [](const auto& param_info) { return param_info.param.name; });
 
