@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ir/op_decl.h"
+#include "support/choose_flags_greedily.h"
 
 namespace tinyfit::partition {
 namespace {
@@ -395,31 +396,14 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
       return held;
     };
 
-    // The eager operators that keep the fewest bytes: from none eager, each
-    // made eager from the first to the last when that keeps fewer, and from
-    // every one eager, each made lazy again from the last to the first when
-    // that keeps fewer.
-    const size_t n = body.size();
-    std::vector<bool> best_eager;
-    int64_t best = -1;
-    for (const bool backward : {false, true}) {
-      std::vector<bool> eager(n, backward);
-      int64_t bytes = hold(raise_ends(eager)).internal_bytes();
-      for (size_t k = 0; k + 1 < n; ++k) {
-        const size_t j = backward ? n - 2 - k : k;
-        eager[j] = !eager[j];
-        const int64_t toggled = hold(raise_ends(eager)).internal_bytes();
-        if (toggled < bytes) {
-          bytes = toggled;
-        } else {
-          eager[j] = !eager[j];
-        }
-      }
-      if (best < 0 || bytes < best) {
-        best = bytes;
-        best_eager = eager;
-      }
-    }
+    // The eager operators that keep the fewest bytes, chosen as the lowering
+    // chooses them.
+    const Result<FlagChoice> eager =
+        choose_flags_greedily(body.size(), [&](const std::vector<bool>& flags) -> Result<int64_t> {
+          return hold(raise_ends(flags)).internal_bytes();
+        });
+    if (!eager) return tl::unexpected(eager.error());
+    const std::vector<bool>& best_eager = eager->flags;
     end_of = raise_ends(best_eager);
     geometry = hold(end_of);
 

@@ -7,6 +7,7 @@
 #include "ir/op_decl.h"
 #include "partition/row_geometry.h"
 #include "plan/lowering_buffers.h"
+#include "support/choose_flags_greedily.h"
 
 namespace tinyfit::plan {
 namespace {
@@ -363,40 +364,19 @@ class RowLoopLowering {
   }
 
   // Composes the rows for `lag` with the operators made eager that need the
-  // fewest bytes of loop buffers (size_loop_buffers): from every operator
-  // eager, each made lazy again from the last to the first when that needs
-  // fewer bytes, and from none eager, each made eager from the first to the
-  // last when that needs fewer. Returns the bytes.
+  // fewest bytes of loop buffers (size_loop_buffers), chosen by
+  // choose_flags_greedily as the search's row geometry chooses them. Returns
+  // the bytes.
   Result<int64_t> compose_fewest_rows(std::vector<LoopOperator>& loop_ops, const Loop& loop, int64_t extent,
                                       int64_t lag, int64_t rate) const {
-    const size_t n = loop_ops.size();
-    int64_t best = -1;
-    std::vector<bool> best_eager;
-    auto improve = [&](std::vector<bool> eager, bool backward) -> Status {
-      TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, eager));
-      int64_t bytes = size_loop_buffers(loop_ops, loop);
-      for (size_t k = 0; k + 1 < n; ++k) {
-        const size_t j = backward ? n - 2 - k : k;
-        eager[j] = !eager[j];
-        TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, eager));
-        const int64_t toggled = size_loop_buffers(loop_ops, loop);
-        if (toggled < bytes) {
-          bytes = toggled;
-        } else {
-          eager[j] = !eager[j];
-        }
-      }
-      if (best < 0 || bytes < best) {
-        best = bytes;
-        best_eager = eager;
-      }
-      return {};
-    };
-    TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, false), false));
-    TINYFIT_RETURN_IF_ERROR(improve(std::vector<bool>(n, true), true));
-    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, best_eager));
+    TINYFIT_ASSIGN_OR_RETURN(const FlagChoice eager,
+                             choose_flags_greedily(loop_ops.size(), [&](const std::vector<bool>& flags) -> Result<int64_t> {
+                               TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, flags));
+                               return size_loop_buffers(loop_ops, loop);
+                             }));
+    TINYFIT_RETURN_IF_ERROR(compose_rows(loop_ops, extent, lag, rate, eager.flags));
     size_loop_buffers(loop_ops, loop);
-    return best;
+    return eager.cost;
   }
 
   // Each loop buffer's height: the most rows an iteration holds, from the
