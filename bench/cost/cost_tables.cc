@@ -166,20 +166,15 @@ int run(int argc, char** argv) {
     table.description = target->description;
     if (only_kernels.empty()) table.generated = generated;
     size_t unmeasured = 0;
+    std::vector<cost::Probe> fresh;
     for (size_t i = 0; i < programs.size(); ++i) {
       if (measured.instructions[i] <= 0) {
         ++unmeasured;
         continue;
       }
-      const cost::Probe probe{programs[i].name, programs[i].work, measured.instructions[i]};
-      auto same = std::find_if(table.probes.begin(), table.probes.end(),
-                               [&](const cost::Probe& p) { return p.name == probe.name; });
-      if (same != table.probes.end()) {
-        *same = probe;
-      } else {
-        table.probes.push_back(probe);
-      }
+      fresh.push_back({programs[i].name, programs[i].work, measured.instructions[i]});
     }
+    cost::replace_kernel_probes(table, only_kernels, std::move(fresh));
     if (unmeasured > 0 || !measured.problems.empty()) {
       std::cerr << "tinyfit_bench_cost_tables: error: " << target->name << ": " << unmeasured
                 << " probes not measured; no table written\n";

@@ -132,4 +132,20 @@ void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels
   }
 }
 
+void replace_kernel_probes(CostTable& table, const std::vector<std::string>& kernels, std::vector<Probe> fresh) {
+  std::erase_if(table.probes, [&](const Probe& probe) {
+    return std::any_of(kernels.begin(), kernels.end(),
+                       [&](const std::string& kernel) { return probe.work.kernels.contains(kernel); });
+  });
+  for (Probe& probe : fresh) {
+    auto same = std::find_if(table.probes.begin(), table.probes.end(),
+                             [&](const Probe& p) { return p.name == probe.name; });
+    if (same != table.probes.end()) {
+      *same = std::move(probe);
+    } else {
+      table.probes.push_back(std::move(probe));
+    }
+  }
+}
+
 }  // namespace tinyfit::cost

@@ -26,4 +26,12 @@ void fit_cost_table(CostTable& table);
 // sets them.
 void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels);
 
+// Before such a refit: every probe of the table that calls one of `kernels`
+// is dropped, then the freshly measured probes are added (one of the same
+// name as a kept probe replaces it). A probe measured before the kernel
+// changed, or with fewer features, must not stay in the refit; a refit with
+// fewer seeds than the last one would otherwise keep the probes it did not
+// re-measure.
+void replace_kernel_probes(CostTable& table, const std::vector<std::string>& kernels, std::vector<Probe> fresh);
+
 }  // namespace tinyfit::cost

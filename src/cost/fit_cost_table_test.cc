@@ -94,6 +94,21 @@ TEST(PredictInstructions, AKernelTheTableLacksGivesNoFigureButAnErrorNamingIt) {
       << predicted.error().message;
 }
 
+TEST(FitCostTable, AKernelsProbesAreAllReplacedByTheFreshOnesBeforeItsRefit) {
+  CostTable table = make_synthetic_table();  // "clamp" in probe2, 4, 6, 8, 10, 12
+  PlanWork w;
+  at(w.run, RunFeature::kRuns) = 1;
+  w.add_call("clamp", make_features(1, 50, 0));
+  replace_kernel_probes(table, {"clamp"}, {{"probe4", w, 500}, {"probe99", w, 510}});
+  std::vector<std::string> names;
+  for (const Probe& probe : table.probes) names.push_back(probe.name);
+  // probe2, 6, 8, 10 and 12 were not measured again: gone; probe4 replaced; probe99 added.
+  EXPECT_EQ(names, (std::vector<std::string>{"probe1", "probe3", "probe5", "probe7", "probe9", "probe11", "probe4",
+                                             "probe99"}));
+  EXPECT_EQ(table.probes[6].instructions, 500);
+  EXPECT_EQ(table.probes[7].instructions, 510);
+}
+
 TEST(CostTable, FormatThenParseGivesTheSameTable) {
   CostTable table = make_synthetic_table();
   table.target = "test";
