@@ -273,6 +273,8 @@ std::vector<Case> make_depthwise_cases(ir::DType dtype) {
       {"3x3 stride 2", 3, 2, 1, {0, 1, 0, 1}},
       {"5x5 asymmetric", 5, 1, 1, {2, 1, 1, 2}},
       {"3x3 dilation 2", 3, 1, 2, {2, 2, 2, 2}},
+      // Border rows with one window row in bounds, border columns with one tap.
+      {"3x3 padding 2", 3, 1, 1, {2, 2, 2, 2}},
       {"1x1", 1, 1, 1, {}},
   };
   std::vector<Case> cases;
@@ -292,8 +294,8 @@ std::vector<Case> make_depthwise_cases(ir::DType dtype) {
                          tile == 1 ? "dwconv2d_channel__dsp" : "dwconv2d_direct__dsp", net, Mode::kChannelChunks,
                          tile});
       }
-      if (g.dilation == 1 && g.kernel == 3) {
-        // Written over its input, which a 1x1 Conv2D makes (a model input is not overwritten).
+      if (g.dilation == 1 && g.kernel == 3 && g.pad.top + g.pad.bottom < g.kernel && g.pad.left + g.pad.right < g.kernel) {
+        // Written over its input (an output no larger), which a 1x1 Conv2D makes (a model input is not overwritten).
         Net chain;
         chain.dtype = dtype;
         const ir::TensorId p =

@@ -12,57 +12,92 @@
  * channels, two widenings (SXTAB16, the odd one with its rotation) split them
  * into even and odd channels, and each channel's product is one SMLAxy whose
  * halves select its lanes: a tap of four channels is seven instructions and a
- * weight load. Interior pixels (every tap in bounds) run a row at a time per
- * group (dwconv_dsp_interior: about 4.3 instructions per MAC for 3x3 on a
- * Cortex-M4, where CMSIS-NN's s8 depthwise spends 8-9); border pixels take
- * their in-bounds taps (dwconv_dsp_pixel). Channels before the first multiple
- * of four and after the last, one at a time. Taps outside the input are
- * skipped (offsets are added on widening, so a padded tap adds nothing). */
+ * weight load. Pixels whose window columns are all in bounds run a row at a
+ * time per group (dwconv_dsp_interior: about 170 instructions a pixel and
+ * group for a whole 3x3 window on a Cortex-M4, 4.7 per MAC, where CMSIS-NN's
+ * s8 depthwise spends 8-9), the first and last rows' too (their in-bounds
+ * window rows); the other border pixels take their in-bounds taps
+ * (dwconv_dsp_pixel, the windows of a padded 3x3 written out). Channels
+ * before the first multiple of four and after the last, one at a time. Taps
+ * outside the input are skipped (offsets are added on widening, so a padded
+ * tap adds nothing). */
 #include "tinyfit/kernel_templates/dwconv2d_dsp_pixel.h"
+
+/* A window row of three or two taps (x_tap: its first tap; w_taps: their
+ * weight pairs in order). */
+#define DWCONV_DSP_ROW3(x_tap, w_taps)                      \
+  do {                                                      \
+    DWCONV_DSP_TAP(x_tap, w_taps);                          \
+    DWCONV_DSP_TAP((x_tap) + x_col_step, (w_taps) + 2);     \
+    DWCONV_DSP_TAP((x_tap) + 2 * x_col_step, (w_taps) + 4); \
+  } while (0)
+#define DWCONV_DSP_ROW2(x_tap, w_taps)                  \
+  do {                                                  \
+    DWCONV_DSP_TAP(x_tap, w_taps);                      \
+    DWCONV_DSP_TAP((x_tap) + x_col_step, (w_taps) + 2); \
+  } while (0)
 
 /* Channels [c_begin, c_end) (multiples of four) of one pixel over its
  * window's in-bounds taps (`rows` x `cols` from tap `first_tap`; x: the input
- * at the first tap, channel 0), requantised and stored at y[c], four at a
- * time. One call per pixel, so that accumulators, pointers and lanes stay in
- * registers; a full 3x3 window (every pixel away from the border) is
- * unrolled. */
+ * at the first tap, channel 0), requantised (SMMLAR) and stored at y[c], four
+ * at a time. One call per pixel, so that accumulators, pointers and lanes
+ * stay in registers. A 3x3 window and the border windows of 3x3 (two or three
+ * rows of two or three taps) are written out, other windows take their rows'
+ * taps in a loop (about 20 instructions a tap of four channels more). */
 TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y, int32_t c_begin, int32_t c_end,
                                            int32_t first_tap, int32_t rows, int32_t cols,
                                            const dwconv_dsp_call* k) {
   const uint32_t x_offset_lanes = k->x_offset_lanes;
   const ptrdiff_t x_row_step = k->x_row_step, x_col_step = k->x_col_step;
-  const int32_t unrolled = rows == 3 && cols == 3 && k->kernel_w == 3;
+  const ptrdiff_t w_row_step = (ptrdiff_t)k->kernel_w * 2;
+  /* 0: 3x3 whole; 1: rows of three taps; 2: rows of two; 3: any (loops). */
+  const int32_t shape = rows == 3 && cols == 3 && k->kernel_w == 3 ? 0
+                        : rows >= 2 && rows <= 3 && cols == 3 ? 1
+                        : rows >= 2 && rows <= 3 && cols == 2 ? 2
+                                                             : 3;
+  const dsp_clamp clamp = k->clamp;
   const uint32_t* w_group = k->words + (c_begin >> 2) * k->group_words + first_tap * 2;
   int32_t c;
   for (c = c_begin; c < c_end; c += 4, w_group += k->group_words) {
     const dsp_element* xc = x + c;
     const uint32_t* w = w_group;
+    const tf_requant_channel* const q = k->requant + c;
     int32_t a0 = k->bias[c], a1 = k->bias[c + 1], a2 = k->bias[c + 2], a3 = k->bias[c + 3];
-    if (unrolled) {
+    if (shape == 0) {
       DWCONV_DSP_TAPS_3X3(xc, w);
+    } else if (shape == 1) {
+      DWCONV_DSP_ROW3(xc, w);
+      DWCONV_DSP_ROW3(xc + x_row_step, w + w_row_step);
+      if (rows == 3) DWCONV_DSP_ROW3(xc + 2 * x_row_step, w + 2 * w_row_step);
+    } else if (shape == 2) {
+      DWCONV_DSP_ROW2(xc, w);
+      DWCONV_DSP_ROW2(xc + x_row_step, w + w_row_step);
+      if (rows == 3) DWCONV_DSP_ROW2(xc + 2 * x_row_step, w + 2 * w_row_step);
     } else {
       int32_t ky;
-      for (ky = 0; ky < rows; ++ky, xc += x_row_step, w += k->kernel_w * 2) {
+      for (ky = 0; ky < rows; ++ky, xc += x_row_step, w += w_row_step) {
         const dsp_element* x_tap = xc;
         const uint32_t* w_tap = w;
         const uint32_t* const w_end = w + cols * 2;
         for (; w_tap < w_end; w_tap += 2, x_tap += x_col_step) DWCONV_DSP_TAP(x_tap, w_tap);
       }
     }
-    dsp_store4(y + c, tf_requantize(a0, &k->requant[c]), tf_requantize(a1, &k->requant[c + 1]),
-               tf_requantize(a2, &k->requant[c + 2]), tf_requantize(a3, &k->requant[c + 3]), &k->clamp);
+    dsp_store4(y + c, dsp_requantize_smmlar(a0, &q[0]), dsp_requantize_smmlar(a1, &q[1]),
+               dsp_requantize_smmlar(a2, &q[2]), dsp_requantize_smmlar(a3, &q[3]), &clamp);
   }
 }
 
-/* `count` interior pixels of one group of four channels (x: the first
- * pixel's first tap at the group's first channel, then x_step apart; y
- * likewise, y_step apart; w: the group's weights, q and bias its channels'),
- * every tap in bounds: no window arithmetic, a 3x3 window unrolled, other
- * windows two taps at a time along a row. */
+/* `count` pixels of one group of four channels whose windows have every
+ * column in bounds and the same `rows` rows in bounds (x: the first pixel's
+ * first in-bounds tap at the group's first channel, then x_step apart; y
+ * likewise, y_step apart; w: the group's weights from that tap on, q and bias
+ * its channels'): no window arithmetic, a 3x3 window and its first and last
+ * rows' two-row windows unrolled, other windows two taps at a time along a
+ * row. */
 TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element* y, int32_t count, const uint32_t* w,
                                               const int32_t* bias, const tf_requant_channel* q,
                                               const dwconv_dsp_call* k, ptrdiff_t x_step, ptrdiff_t y_step,
-                                              int32_t kernel_h) {
+                                              int32_t rows) {
   const uint32_t x_offset_lanes = k->x_offset_lanes;
   const ptrdiff_t x_row_step = k->x_row_step, x_col_step = k->x_col_step;
   const int32_t kernel_w = k->kernel_w;
@@ -71,11 +106,19 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
 #define DWCONV_DSP_INTERIOR_STORE()                                                                       \
   dsp_store4(y, dsp_requantize_smmlar(a0, &q[0]), dsp_requantize_smmlar(a1, &q[1]),                       \
              dsp_requantize_smmlar(a2, &q[2]), dsp_requantize_smmlar(a3, &q[3]), &clamp)
-  if (kernel_h == 3 && kernel_w == 3) {
+  if (rows == 3 && kernel_w == 3) {
     for (i = 0; i < count; ++i, x += x_step, y += y_step) {
       const dsp_element* xc = x;
       int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
       DWCONV_DSP_TAPS_3X3(xc, w);
+      DWCONV_DSP_INTERIOR_STORE();
+    }
+  } else if (rows == 2 && kernel_w == 3) {
+    /* The first or last row of a padded 3x3. */
+    for (i = 0; i < count; ++i, x += x_step, y += y_step) {
+      int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3];
+      DWCONV_DSP_ROW3(x, w);
+      DWCONV_DSP_ROW3(x + x_row_step, w + 6);
       DWCONV_DSP_INTERIOR_STORE();
     }
   } else {
@@ -84,7 +127,7 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
       const dsp_element* xc = x;
       const uint32_t* w_row = w;
       int32_t a0 = bias[0], a1 = bias[1], a2 = bias[2], a3 = bias[3], ky;
-      for (ky = 0; ky < kernel_h; ++ky, xc += x_row_step) {
+      for (ky = 0; ky < rows; ++ky, xc += x_row_step) {
         const dsp_element* x_tap = xc;
         const uint32_t* w_tap = w_row;
         const uint32_t* const w_pairs_end = w_row + row_pairs;
@@ -103,6 +146,8 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
   }
 #undef DWCONV_DSP_INTERIOR_STORE
 }
+#undef DWCONV_DSP_ROW2
+#undef DWCONV_DSP_ROW3
 #undef DWCONV_DSP_TAPS_3X3
 #undef DWCONV_DSP_TAP
 
@@ -164,12 +209,13 @@ static void dwconv_dsp_scalar_channel(const dwconv_dsp_window* win, dsp_element*
  * (oy, ox) is the node's output (out_row + oy, out_col + ox), from an input
  * view whose channel 0 is the node's input channel in_begin and whose (0, 0)
  * is the node's input (in_row, in_col); rows and cols outside the input view
- * are the window's padding (as dwconv2d_direct.h's dwconv_rows). A row whose
- * windows are all in bounds vertically runs its interior pixels (a
- * contiguous range of columns) group by group through dwconv_dsp_interior;
- * every other pixel takes its window's in-bounds taps through
- * dwconv_dsp_pixel; channels before the first multiple of four and after the
- * last one at a time. */
+ * are the window's padding (as dwconv2d_direct.h's dwconv_rows). The pixels
+ * of a row whose windows have every column in bounds (a contiguous range of
+ * columns, the same rows in bounds) run group by group through
+ * dwconv_dsp_interior, border rows too (their windows' in-bounds rows); the
+ * other pixels take their windows' in-bounds taps through dwconv_dsp_pixel;
+ * channels before the first multiple of four and after the last one at a
+ * time. */
 static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
                             int32_t out_end, int32_t in_begin, int32_t out_row, int32_t in_row, int32_t out_col,
                             int32_t in_col) {
@@ -211,7 +257,7 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
         dsp_element* y = (dsp_element*)output->data + n * ys0 + oy * ys1 + ox * ys2 - out_begin;
         dwconv_dsp_window win;
         int32_t kx_begin = 0, kx_end = kernel_w, c;
-        const int interior = ky_begin == 0 && ky_end == kernel_h && ox >= interior_begin && ox < interior_end;
+        const int interior = ox >= interior_begin && ox < interior_end;
         if (interior && ox > interior_begin) continue; /* done with the first interior pixel of the row */
         if (!interior) conv_tap_range(ix0, p->dilation_w, kernel_w, in_cols, &kx_begin, &kx_end);
         win.x = (const dsp_element*)input->data + n * xs0 + (iy0 + ky_begin * p->dilation_h) * xs1 +
@@ -227,8 +273,8 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
             /* The row's whole interior, group by group. */
             for (; c < simd_end; c += 4) {
               dwconv_dsp_interior(win.x + c, y + c, interior_end - interior_begin,
-                                  k.words + (c >> 2) * k.group_words, k.bias + c, k.requant + c, &k,
-                                  k.x_pixel_step, ys2, kernel_h);
+                                  k.words + (c >> 2) * k.group_words + win.first_tap * 2, k.bias + c,
+                                  k.requant + c, &k, k.x_pixel_step, ys2, win.rows);
             }
           } else {
             dwconv_dsp_pixel(win.x, y, c, simd_end, win.first_tap, win.rows, win.cols, &k);
