@@ -117,9 +117,10 @@ int run(int argc, char** argv) {
       continue;
     }
     std::printf("\n### %s\n\n%zu points from %d placed selections of %d plans; selection ILP %.3f s, whole "
-                "frontier %.1f s.\n\n",
+                "frontier %.1f s%s.\n\n",
                 model.c_str(), report->frontier.size(), report->points_evaluated, report->candidates,
-                report->ilp_seconds, seconds);
+                report->ilp_seconds, seconds,
+                report->stopped_by_time_limit ? " (stopped by the time limit: fastest points only)" : "");
     std::printf("| arena | peak | predicted | measured | plan | workspaces | outputs |\n");
     std::printf("|---:|---:|---:|---:|---|---:|---|\n");
     for (size_t i = 0; i < report->frontier.size(); ++i) {

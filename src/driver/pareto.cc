@@ -29,6 +29,7 @@ Status add_base_points(const ir::Graph& graph, const CompileCandidate& base, con
     const auto start = std::chrono::steady_clock::now();
     selections = plan::compute_pareto_frontier(problem.problem, options.deadline);
     report.ilp_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.stopped_by_time_limit = report.stopped_by_time_limit || options.deadline.expired();
   }
   for (const plan::Selection& selection : selections) {
     TINYFIT_ASSIGN_OR_RETURN(plan::Plan selected, apply_workspace_selection(graph, base.plan, problem, selection));

@@ -36,6 +36,7 @@ struct ParetoReport {
   int candidates = 0;        // base plans considered
   int points_evaluated = 0;  // selections placed, over all bases
   double ilp_seconds = 0.0;  // CBC's time for every base's frontier together
+  bool stopped_by_time_limit = false;  // some base's frontier holds only its first points
   std::vector<std::string> unmeasured;  // kernels the cost table lacks (their choices were not offered)
 };
 

@@ -206,11 +206,16 @@ std::vector<Selection> compute_pareto_frontier(const SelectionProblem& problem, 
                                                int max_points) {
   std::vector<Selection> frontier;
   int64_t budget = std::numeric_limits<int64_t>::max();
-  while (static_cast<int>(frontier.size()) < max_points && !deadline.expired()) {
-    const Selection fastest = select_fastest_within(problem, budget, deadline);
+  while (static_cast<int>(frontier.size()) < max_points) {
+    // The fastest point is solved even past the deadline (one small ILP), so
+    // that a compile which spent the time limit still gets a frontier.
+    const Deadline unlimited;
+    const Deadline& limit = frontier.empty() ? unlimited : deadline;
+    if (!frontier.empty() && deadline.expired()) break;
+    const Selection fastest = select_fastest_within(problem, budget, limit);
     if (!fastest.feasible) break;
     // The smallest peak at that time: two selections may tie on time.
-    Selection point = select_smallest_within(problem, fastest.instructions, deadline);
+    Selection point = select_smallest_within(problem, fastest.instructions, limit);
     if (!point.feasible || point.peak_bytes > fastest.peak_bytes) point = fastest;
     point.proven_optimal = point.proven_optimal && fastest.proven_optimal;
     budget = point.peak_bytes - 1;

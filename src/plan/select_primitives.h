@@ -77,7 +77,8 @@ Selection select_smallest_within(const SelectionProblem& problem, double instruc
                                  const Deadline& deadline = {});
 
 // Pareto points ordered from the fastest to the smallest (strictly decreasing
-// peak, strictly increasing time), at most `max_points`.
+// peak, strictly increasing time), at most `max_points`. The deadline stops
+// the walk after the fastest point, which is always solved.
 std::vector<Selection> compute_pareto_frontier(const SelectionProblem& problem, const Deadline& deadline = {},
                                                int max_points = 64);
 

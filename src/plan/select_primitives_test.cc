@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -115,6 +116,20 @@ TEST(SelectPrimitives, ParetoFrontierEqualsTheEnumeratedNonDominatedPoints) {
     std::vector<std::pair<int64_t, double>> got;
     for (const Selection& s : compute_pareto_frontier(problem)) got.emplace_back(s.peak_bytes, s.instructions);
     EXPECT_EQ(got, expected);
+  }
+}
+
+TEST(SelectPrimitives, AnExpiredDeadlineStillGivesTheFastestPoint) {
+  const Deadline expired(std::chrono::duration<double>(0.0));
+  ASSERT_TRUE(expired.expired());
+  for (uint32_t seed = 1; seed <= kProblems; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const SelectionProblem problem = make_random_problem(seed);
+    const std::vector<Selection> whole = compute_pareto_frontier(problem);
+    const std::vector<Selection> cut = compute_pareto_frontier(problem, expired);
+    ASSERT_EQ(cut.size(), 1u);
+    EXPECT_EQ(cut[0].instructions, whole.front().instructions);
+    EXPECT_EQ(cut[0].peak_bytes, whole.front().peak_bytes);
   }
 }
 

@@ -38,7 +38,8 @@ void print_text(std::ostream& out, const driver::ParetoReport& report) {
   out << "model: " << escape_for_display(report.model) << "\n"
       << "target: " << report.target << " (instructions predicted by the latency model)\n"
       << "frontier: " << report.frontier.size() << " points from " << report.points_evaluated
-      << " placed selections of " << report.candidates << " plans; selection ILP " << report.ilp_seconds << " s\n";
+      << " placed selections of " << report.candidates << " plans; selection ILP " << report.ilp_seconds << " s"
+      << (report.stopped_by_time_limit ? " (stopped by the time limit: fastest points only)" : "") << "\n";
   TextTable table({"arena", "peak", "predicted instructions", "vs fastest", "plan", "workspaces"},
                   {TextTable::Align::kRight, TextTable::Align::kRight, TextTable::Align::kRight,
                    TextTable::Align::kRight, TextTable::Align::kLeft, TextTable::Align::kRight});
@@ -74,6 +75,7 @@ nlohmann::json make_json(const driver::ParetoReport& report) {
           {"plans", report.candidates},
           {"points_evaluated", report.points_evaluated},
           {"ilp_seconds", report.ilp_seconds},
+          {"stopped_by_time_limit", report.stopped_by_time_limit},
           {"unmeasured_kernels", report.unmeasured}};
 }
 
