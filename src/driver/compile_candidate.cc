@@ -1,6 +1,7 @@
 #include "driver/compile_candidate.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <utility>
@@ -144,6 +145,28 @@ MotesLatency count_extra_calls(const ir::Graph& graph, const analysis::BufferGra
   return latency;
 }
 
+// The lowerings of a searched state the motes candidate compares
+// (plan/lower_motes.h): without the row-loop overlaps; with them from the
+// inputs' starts, or at the limits (then also with the loops' row buffers in
+// the input bytes below the outputs): the same bytes are shared when an
+// output fits in its input, but they place differently; and the last of
+// these with each loop's producers at their own rate (plan/lower_row_loop.h:
+// fewer rows in the loop buffers, more iterations).
+struct RowLoopLowering {
+  const char* label;
+  bool row_overlaps;
+  bool row_overlaps_at_limit;
+  bool row_buffers_in_input;
+  bool producer_rates;
+};
+constexpr std::array<RowLoopLowering, 5> kRowLoopLowerings{{
+    {"without row-loop overlaps", false, false, false, false},
+    {"row-loop overlaps from the inputs' starts", true, false, false, false},
+    {"row-loop overlaps at the limits", true, true, false, false},
+    {"row-loop overlaps at the limits, row buffers below them", true, true, true, false},
+    {"row-loop overlaps at the limits, row buffers below them, producers at their rate", true, true, true, true},
+}};
+
 std::string describe_budget(double latency_budget) {
   if (latency_budget == partition::kNoLatencyBudget) return "no latency budget";
   char text[32];
@@ -276,22 +299,25 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // plan of a search competes with the searches' plans (keep); the returned
   // plan keeps the workspaces within its arena, so the retries below run as
   // they would without it.
+  // Returns nothing for a lowering with producer rates in which no loop
+  // walks a second rate: that plan is the same as the one without them.
   std::optional<CompileCandidate> smallest_fitted;
-  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, int row_overlaps,
-                       const std::string& retries) -> Result<CompileCandidate> {
+  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, const RowLoopLowering& lowering,
+                       const std::string& retries) -> Result<std::optional<CompileCandidate>> {
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
-    plan_options.row_overlaps = row_overlaps > 0;
-    plan_options.row_overlaps_at_limit = row_overlaps > 1;
-    plan_options.row_buffers_in_input = row_overlaps > 2;
-    plan_options.producer_rates = row_overlaps > 3;
+    plan_options.row_overlaps = lowering.row_overlaps;
+    plan_options.row_overlaps_at_limit = lowering.row_overlaps_at_limit;
+    plan_options.row_buffers_in_input = lowering.row_buffers_in_input;
+    plan_options.producer_rates = lowering.producer_rates;
     plan_options.deadline = options.deadline;
     if (options.progress) {
       plan_options.progress = [progress = options.progress](double fraction) { progress("motes order", fraction); };
     }
     TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
                              plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
+    if (lowering.producer_rates && !lowered.walks_producer_rates) return std::optional<CompileCandidate>{};
     CompileCandidate built;
     built.rank = LatencyRank::kMotes;
     built.plan = std::move(lowered.plan);
@@ -307,7 +333,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
         smallest_fitted = std::move(fitted);
       }
     }
-    return built;
+    return std::optional<CompileCandidate>{std::move(built)};
   };
 
   // With overlap on, each state is lowered with and without its loops'
@@ -318,8 +344,9 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // faster on a tie); when only one is within, that one; else the faster.
   auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
                    const std::string& retries) -> Result<CompileCandidate> {
-    TINYFIT_ASSIGN_OR_RETURN(CompileCandidate plain, lower_one(searched, inplace, 0, retries));
-    if (!options.techniques.overlap) return plain;
+    TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> plain,
+                             lower_one(searched, inplace, kRowLoopLowerings.front(), retries));
+    if (!options.techniques.overlap) return std::move(*plain);
     const auto predicted = [](const CompileCandidate& c) {
       return c.predicted_instructions.value_or(partition::kNoLatencyBudget);
     };
@@ -333,26 +360,20 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
       if (within(a) && a.arena_bytes != b.arena_bytes) return a.arena_bytes < b.arena_bytes;
       return predicted(a) < predicted(b);
     };
-    // The overlaps from the inputs' starts, or at the limits (then also with
-    // the loops' row buffers in the input bytes below the outputs): the same
-    // bytes are shared when an output fits in its input, but they place
-    // differently; and the last of these with each loop's producers at their
-    // own rate (plan/lower_row_loop.h: fewer rows in the loop buffers, more
-    // iterations).
     const auto describe = [&](const std::string& label, const CompileCandidate& c) {
       return label + ": arena " + std::to_string(c.arena_bytes) +
              (c.predicted_instructions && ordinary_instructions
                   ? ", predicted " + format_ratio(*c.predicted_instructions / *ordinary_instructions)
                   : std::string());
     };
-    CompileCandidate chosen = std::move(plain);
-    std::string chosen_label = "without row-loop overlaps", others;
-    for (int variant : {1, 2, 3, 4}) {
-      TINYFIT_ASSIGN_OR_RETURN(CompileCandidate overlapped, lower_one(searched, inplace, variant, retries));
-      std::string label = variant == 1   ? "row-loop overlaps from the inputs' starts"
-                          : variant == 2 ? "row-loop overlaps at the limits"
-                          : variant == 3 ? "row-loop overlaps at the limits, row buffers below them"
-                                         : "row-loop overlaps at the limits, row buffers below them, producers at their rate";
+    CompileCandidate chosen = std::move(*plain);
+    std::string chosen_label = kRowLoopLowerings.front().label, others;
+    for (size_t v = 1; v < kRowLoopLowerings.size(); ++v) {
+      TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> lowered,
+                               lower_one(searched, inplace, kRowLoopLowerings[v], retries));
+      if (!lowered) continue;
+      CompileCandidate overlapped = std::move(*lowered);
+      std::string label = kRowLoopLowerings[v].label;
       if (better(overlapped, chosen)) {
         std::swap(chosen, overlapped);
         std::swap(chosen_label, label);

@@ -7,10 +7,33 @@
 #include "plan/lower_row_buffer_overlap.h"
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
+#include "plan/plan_walk.h"
 #include "schedule/order_best.h"
 #include "schedule/order_peak.h"
 
 namespace tinyfit::plan {
+
+namespace {
+
+// Whether a view of some call follows a loop through a bound with a divisor:
+// the sink of a loop walking several steps per row of it (lower_row_loop.h).
+bool has_divided_bounds(const Plan& plan) {
+  bool divided = false;
+  const auto check = [&divided](const View& view) {
+    for (const Sweep& sweep : view.sweeps) {
+      divided = divided || sweep.first.divisor > 1 || sweep.last.divisor > 1 || sweep.base.divisor > 1;
+    }
+  };
+  const Status walked = walk_calls(plan.steps, [&](const KernelCall& call, LoopNest) -> Status {
+    for (const View& view : call.inputs) check(view);
+    for (const View& view : call.outputs) check(view);
+    return {};
+  });
+  TINYFIT_CHECK(walked.has_value()) << "walking a plan's calls failed";
+  return divided;
+}
+
+}  // namespace
 
 LoopAxis to_loop_axis(partition::PartitionAxis axis) {
   switch (axis) {
@@ -62,6 +85,7 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   const analysis::BufferGraph lowered =
       merged ? analysis::apply_inplace_choices(bg, result.order, choices).graph : bg;
   TINYFIT_ASSIGN_OR_RETURN(result.plan, build_row_loop_plan(graph, lowered, result.order, specs));
+  result.walks_producer_rates = options.producer_rates && has_divided_bounds(result.plan);
   result.plan.techniques = {"motes"};
   if (merged) result.plan.techniques.push_back("inplace");
   if (options.row_overlaps) {

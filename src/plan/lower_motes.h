@@ -47,6 +47,9 @@ struct MotesPlan {
   Plan plan;              // not yet placed
   analysis::Order order;  // of bg: each loop's operators consecutive
   std::string note;       // the order search's note
+  // With producer_rates: whether some loop walks several steps per row of
+  // its sink. When none does, the plan is the one without producer_rates.
+  bool walks_producer_rates = false;
 };
 
 // The plan's loop axis of a scheme's axis.

@@ -128,5 +128,53 @@ TEST(BuildMotesPlan, NoSchemeIsTheSearchedOrdersPlan) {
   EXPECT_EQ(compute_plan_memory(lowered->plan).peak_bytes, 2 * 16384);  // the two 16 KiB tensors
 }
 
+// x [1, 32, 4, 2] f32 -> Conv2D 3x3 stride 2 pad 1 (4 channels, 16 rows) ->
+// DepthwiseConv2D 3x3 pad 1 -> Conv2D 1x1 (6 channels) -> DepthwiseConv2D 3x3
+// stride 2 pad 1 (8 rows) -> Conv2D 1x1 (3 channels): producers before a
+// stride-2 window, at twice the sink's rows (lower_row_loop_test.cc).
+TestGraph make_half_rate_chain() {
+  TestGraph g;
+  ir::TensorId t = g.input({1, 32, 4, 2});
+  t = g.node(OpType::kConv2D, {t, g.constant({4, 3, 3, 2})}, make_conv_attrs(3, 2, 1));
+  t = g.node(OpType::kDepthwiseConv2D, {t, g.constant({1, 3, 3, 4})}, make_conv_attrs(3, 1, 1));
+  t = g.node(OpType::kConv2D, {t, g.constant({6, 1, 1, 4})}, make_conv_attrs(1));
+  t = g.node(OpType::kDepthwiseConv2D, {t, g.constant({1, 3, 3, 6})}, make_conv_attrs(3, 2, 1));
+  g.output(g.node(OpType::kConv2D, {t, g.constant({3, 1, 1, 6})}, make_conv_attrs(1)));
+  return g;
+}
+
+Result<MotesPlan> lower_whole_chain(const TestGraph& g, const analysis::BufferGraph& bg, bool producer_rates) {
+  std::vector<int> operators(bg.operators.size());
+  for (size_t op = 0; op < operators.size(); ++op) operators[op] = static_cast<int>(op);
+  MotesPlanOptions options;
+  options.order = "given";
+  options.producer_rates = producer_rates;
+  return build_motes_plan(g.graph, bg, analysis::given_order(bg), {make_rows_scheme(g, bg, operators, 1)}, options);
+}
+
+TEST(BuildMotesPlan, SaysWhetherALoopWalksSeveralStepsPerSinkRow) {
+  // Before a stride-2 window the producers run at their own rate: fewer
+  // rows held (lower_row_loop_test.cc), so the lowering takes rate 2.
+  const TestGraph half = make_half_rate_chain();
+  const analysis::BufferGraph half_bg = analysis::build_buffer_graph(half.graph);
+  const Result<MotesPlan> two_rates = lower_whole_chain(half, half_bg, true);
+  ASSERT_TRUE(two_rates) << two_rates.error().format();
+  EXPECT_TRUE(two_rates->walks_producer_rates);
+  const Result<MotesPlan> one_rate = lower_whole_chain(half, half_bg, false);
+  ASSERT_TRUE(one_rate) << one_rate.error().format();
+  EXPECT_FALSE(one_rate->walks_producer_rates);
+  EXPECT_GT(two_rates->plan.count_calls(), one_rate->plan.count_calls());
+  // Every window at stride 1: no second rate, the same plan as without.
+  const TestGraph chain = make_chain();
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(chain.graph);
+  const Result<MotesPlan> asked = lower_whole_chain(chain, bg, true);
+  ASSERT_TRUE(asked) << asked.error().format();
+  EXPECT_FALSE(asked->walks_producer_rates);
+  const Result<MotesPlan> plain = lower_whole_chain(chain, bg, false);
+  ASSERT_TRUE(plain) << plain.error().format();
+  EXPECT_EQ(asked->plan.count_calls(), plain->plan.count_calls());
+  EXPECT_EQ(compute_plan_memory(asked->plan).peak_bytes, compute_plan_memory(plain->plan).peak_bytes);
+}
+
 }  // namespace
 }  // namespace tinyfit::plan
