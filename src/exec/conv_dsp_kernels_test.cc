@@ -477,6 +477,12 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       {"stem four channels", {1, 4, 4, 4}, {12, 4, 3, 1, 3, 1, true, true}},
       {"stem 5x5 batch 2", {2, 5, 6, 2}, {8, 2, 5, 1, 3, 1, true, false}},
       {"stem past the gathered window", {1, 5, 6, 8}, {12, 8, 3, 1, 3, 1, true, true}},
+      // The pointwise stages' stores: an expand without an activation
+      // (saturation only, no lane-wise clamp) and a projection with ReLU6
+      // (clamped lane-wise), a 1x1 and a stem expand, odd mid and output
+      // channel counts (the last channel alone).
+      {"expand unclamped, project ReLU6", {1, 3, 5, 8}, {13, 7, 1, 1, 3, 1, false, true, {}, conv_test::relu6()}},
+      {"stem unclamped, project ReLU6", {1, 5, 7, 3}, {9, 5, 3, 2, 3, 1, false, true, {}, conv_test::relu6()}},
   };
   for (const Block& block : blocks) {
     Net net;

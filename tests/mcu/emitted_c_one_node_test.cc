@@ -353,7 +353,8 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDepthwisePlaneKernelEqualThePlanExecu
 // distance the compiler derives, in both traversals: mid pixels two at a time
 // across row ends with an odd count (the last alone), input channels past a
 // group of four, mid channels past a block of four, a stride-2 depthwise, a
-// stem expand (never paired) and a residual. The board's bytes must equal the
+// stem expand (mids paired, windows gathered), a residual, and a block whose expand only
+// saturates and whose projection clamps to ReLU6. The board's bytes must equal the
 // plan executor's, which checks every read against the buffer that last
 // wrote its bytes.
 TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecutorByteForByte) {
@@ -369,6 +370,9 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
       {"pairs_across_rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
       {"pairs_stride_2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
       {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+      // The pointwise stages' stores: saturation only (no activation) in the
+      // expand, the lane-wise clamp (ReLU6) in the projection.
+      {"expand_unclamped_project_relu6", {1, 3, 5, 8}, {13, 7, 1, 1, 3, 1, false, true, {}, exec::conv_test::relu6()}},
   };
   for (DType dtype : {DType::kI8, DType::kU8}) {
     for (const Block& block : blocks) {

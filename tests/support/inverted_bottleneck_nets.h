@@ -54,6 +54,8 @@ struct BottleneckConfig {
   int64_t dw_kernel = 3, dw_stride = 1;
   bool residual = false;           // requires out_channels == input channels and strides 1
   bool residual_input_first = true;  // Add(x, project) or Add(project, x)
+  ir::FusedActivation expand_activation = relu6();
+  ir::FusedActivation project_activation = {};  // none: the type's range
 };
 
 // Appends the block reading x; returns its output tensor.
@@ -62,13 +64,15 @@ inline ir::TensorId add_inverted_bottleneck(Net& net, const std::string& name, i
   const ir::Shape xs = net.graph.tensor(x).shape;
   const ir::TensorId mid = net.add_layer(
       name + "/expand", x,
-      make_same_layer(ir::OpType::kConv2D, c.mid_channels, c.expand_kernel, c.expand_stride, xs[1], xs[2], relu6()));
+      make_same_layer(ir::OpType::kConv2D, c.mid_channels, c.expand_kernel, c.expand_stride, xs[1], xs[2],
+                      c.expand_activation));
   const ir::Shape ms = net.graph.tensor(mid).shape;
   const ir::TensorId dw = net.add_layer(
       name + "/depthwise", mid,
       make_same_layer(ir::OpType::kDepthwiseConv2D, c.mid_channels, c.dw_kernel, c.dw_stride, ms[1], ms[2], relu6()));
   Layer project;
   project.out_channels = c.out_channels;
+  project.activation = c.project_activation;
   const ir::TensorId y = net.add_layer(name + "/project", dw, project);
   if (!c.residual) return y;
   return c.residual_input_first ? add_residual_add(net, name + "/add", x, y) : add_residual_add(net, name + "/add", y, x);

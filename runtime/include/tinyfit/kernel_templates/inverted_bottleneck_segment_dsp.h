@@ -12,11 +12,11 @@
  * their ring slots (a paired expand in pairs, segment_last_computed_mid,
  * each pair's inputs widened once into the workspace, a stem convolution's
  * windows gathered first, and every weight loaded once for both, two
- * channels at a time: ib_dsp_expand_pair); the depthwise over
+ * channels at a time: ib_dsp_pointwise_pair); the depthwise over
  * the ring taps into its depthwise pixel, four channels per pass with SMLAxy
  * as dwconv2d_dsp.h, the weights of the window's in-bounds rectangle in order
  * (a whole 3x3 window unrolled). Then the projection of both depthwise pixels
- * in one pass, the same way as the expand pair (ib_dsp_project_pair), into
+ * in one pass by the same routine (ib_dsp_pointwise_pair), into
  * the output pixels (a lone pixel stored twice), or with a residual into
  * two projected pixels of workspace, which are then added to their input pixels block by block with
  * the element arithmetic of the ADD kernels (quantized_add.h's SMMLAR form
@@ -138,43 +138,96 @@ static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_ds
   return add_general_value(x, projected, &r->fast);
 }
 
-/* The projection of the depthwise pixels mid0 and mid1 (the same pixel twice
- * when it is alone), requantised and clamped, into y0 and y1: both widened
- * once into `columns` (dot_dsp_pair.h), then two output channels at a time
- * against both, each weight loaded once for the pair, the channels' requant
- * records once for both pixels; the inputs past the last group of four one by
- * one, an odd last channel computed twice and stored once. Channels in any
- * order: y0 and y1 are workspace, or output pixels between whose stores the
- * kernel loads nothing (no residual). */
-TF_INNER_LOOP static void ib_dsp_project_pair(const dsp_element* mid0, const dsp_element* mid1, const tf_conv_params* p,
-                                              const dsp_clamp* clamp, uint64_t* columns, dsp_element* y0,
-                                              dsp_element* y1) {
-  const dsp_element* weights = (const dsp_element*)p->weights;
-  const int32_t* bias = (const int32_t*)p->bias;
-  const int32_t channels = p->in_channels, co = p->out_channels, groups = channels >> 2, head = channels & ~3;
-  const int32_t x_offset = p->input_offset, w_offset = p->weight_offset;
+/* A pointwise stage of a pair of pixels (the expand or the projection): its
+ * weights, bias, requantisation and clamp, copied out of the params once per
+ * call (element stores may alias the params, so the compiler would reload
+ * them after every store). weight_row: weights of one output channel. */
+typedef struct ib_dsp_pointwise {
+  const dsp_element* weights;
+  const int32_t* bias;
+  const tf_requant_channel* requant;
+  ptrdiff_t weight_row;
+  int32_t out_channels, x_offset, w_offset;
+  int32_t narrowed; /* dsp_clamp_narrows(&clamp) */
+  dsp_clamp clamp;
+} ib_dsp_pointwise;
+
+static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, ptrdiff_t weight_row) {
+  ib_dsp_pointwise s;
+  s.weights = (const dsp_element*)p->weights;
+  s.bias = (const int32_t*)p->bias;
+  s.requant = p->requant;
+  s.weight_row = weight_row;
+  s.out_channels = p->out_channels;
+  s.x_offset = p->input_offset;
+  s.w_offset = p->weight_offset;
+  s.clamp = dsp_make_clamp(p);
+  s.narrowed = dsp_clamp_narrows(&s.clamp);
+  return s;
+}
+
+/* Every output channel of the stage for two pixels whose inputs are x0 and
+ * x1 (`count` of them each; the same pixel twice when it is alone), the
+ * first input's weight in channel 0's row at w, into y0 and y1: the inputs
+ * widened once into `columns` (dot_dsp_pair.h), then two channels at a time
+ * against both, each weight loaded once for the pair, every value of a pair
+ * of channels requantised (SMMLAR) before its stores and the two channels'
+ * constants read once for both pixels, stores without the lane-wise clamp
+ * when the activation does not narrow the type's range; an odd last channel
+ * computed twice and stored once. Per pair of channels: the groups of four
+ * from the columns, then the inputs past the last group one by one, or, when
+ * the runs are `gathered` (padded up to a group of four with elements that
+ * widen to zero, count at least four), as one more group. Channels in any order: y0 and y1
+ * are ring slots, workspace, or output pixels between whose stores the
+ * kernel loads nothing (a projection without residual). */
+TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
+                                                int32_t gathered, const dsp_element* w, const ib_dsp_pointwise* stage,
+                                                uint64_t* columns, dsp_element* y0, dsp_element* y1) {
+  const dsp_clamp clamp = stage->clamp;
+  const int32_t* const bias = stage->bias;
+  const tf_requant_channel* const requant = stage->requant;
+  const ptrdiff_t weight_row = stage->weight_row;
+  const int32_t co = stage->out_channels, narrowed = stage->narrowed;
+  const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
+  const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
+  const int32_t groups = count >> 2, head = count & ~3, tail = count & 3;
   int32_t c, i;
-  dot_dsp_pair_widen(mid0, mid1, channels, tf_splat_lanes(x_offset), columns);
-  for (c = 0; c < co; c += 2) {
+  dot_dsp_pair_widen(x0, x1, gathered ? count + 3 : count, tf_splat_lanes(x_offset), columns);
+  for (c = 0; c < co; c += 2, w += 2 * weight_row) {
     const int32_t pair = c + 1 < co;
-    const dsp_element* w0 = weights + (ptrdiff_t)c * channels;
-    const dsp_element* w1 = pair ? w0 + channels : w0;
+    const dsp_element* const w1 = pair ? w + weight_row : w;
     int32_t acc[4];
     acc[0] = acc[2] = bias[c];
     acc[1] = acc[3] = bias[c + pair];
-    dot_dsp_pair_2x2(columns, w0, w1, groups, tf_splat_lanes(w_offset), acc);
-    for (i = head; i < channels; ++i) {
-      const int32_t v0 = dsp_widen(w0[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
-      const int32_t p0 = dsp_widen(mid0[i], x_offset), p1 = dsp_widen(mid1[i], x_offset);
-      acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+    dot_dsp_pair_2x2(columns, w, w1, groups, w_offset_lanes, acc);
+    if (tail != 0) {
+      if (gathered) {
+        dot_dsp_pair_2x2_tail(columns + 2 * groups, w + head, w1 + head, tail, w_offset_lanes, acc);
+      } else {
+        for (i = head; i < count; ++i) {
+          const int32_t v0 = dsp_widen(w[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
+          const int32_t p0 = dsp_widen(x0[i], x_offset), p1 = dsp_widen(x1[i], x_offset);
+          acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
+        }
+      }
     }
-    if (pair) {
-      const tf_requant_channel q0 = p->requant[c], q1 = p->requant[c + 1];
-      dsp_store2(y0 + c, dsp_requantize_smmlar(acc[0], &q0), dsp_requantize_smmlar(acc[1], &q1), clamp);
-      dsp_store2(y1 + c, dsp_requantize_smmlar(acc[2], &q0), dsp_requantize_smmlar(acc[3], &q1), clamp);
-    } else {
-      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &p->requant[c]), clamp);
-      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &p->requant[c]), clamp);
+    if (!pair) {
+      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &requant[c]), &clamp);
+      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &requant[c]), &clamp);
+      break;
+    }
+    {
+      const tf_requant_channel q0 = requant[c];
+      const int32_t r00 = dsp_requantize_smmlar(acc[0], &q0), r10 = dsp_requantize_smmlar(acc[2], &q0);
+      const tf_requant_channel q1 = requant[c + 1];
+      const int32_t r01 = dsp_requantize_smmlar(acc[1], &q1), r11 = dsp_requantize_smmlar(acc[3], &q1);
+      if (narrowed) {
+        dsp_store2(y0 + c, r00, r01, &clamp);
+        dsp_store2(y1 + c, r10, r11, &clamp);
+      } else {
+        dsp_store2_saturated(y0 + c, r00, r01, &clamp);
+        dsp_store2_saturated(y1 + c, r10, r11, &clamp);
+      }
     }
   }
 }
@@ -204,51 +257,6 @@ TF_INNER_LOOP static void ib_dsp_add_residual(const dsp_element* projected, cons
       y[j] = residual->fast_ok
                  ? (dsp_element)add_clamp(ib_dsp_add_value(block[j - oc_begin], projected[j], residual), &residual->fast)
                  : (dsp_element)tf_quantized_add_sub(block[j - oc_begin], projected[j], residual->params, 0);
-    }
-  }
-}
-
-/* Every mid channel of two mid pixels whose expand windows are each one run
- * of `count` inputs (x0 into ring slot y0, x1 into y1), w the weights of the
- * first input in channel 0's row: the inputs widened once into `columns`
- * (dot_dsp_pair.h), then two channels at a time against both pixels, the
- * inputs past the last group of four one by one, or, when the runs are
- * `gathered` (padded up to a group of four with elements that widen to zero,
- * count at least four), as one more group; an odd last channel is computed
- * twice and stored once. Ring slots only, so the blocks' order does not
- * matter. */
-TF_INNER_LOOP static void ib_dsp_expand_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
-                                              int32_t gathered, const dsp_element* w, const conv_segment_dsp_call* k,
-                                              uint64_t* columns, dsp_element* y0, dsp_element* y1) {
-  const uint32_t x_offset_lanes = tf_splat_lanes(k->x_offset), w_offset_lanes = tf_splat_lanes(k->w_offset);
-  const int32_t co = k->out_channels, groups = count >> 2, head = count & ~3, tail = count & 3;
-  const ptrdiff_t weight_row = k->weight_row;
-  int32_t c, i;
-  dot_dsp_pair_widen(x0, x1, gathered ? count + 3 : count, x_offset_lanes, columns);
-  for (c = 0; c < co; c += 2) {
-    const int32_t pair = c + 1 < co;
-    const dsp_element* w0 = w + c * weight_row;
-    const dsp_element* w1 = pair ? w0 + weight_row : w0;
-    int32_t acc[4];
-    acc[0] = acc[2] = k->bias[c];
-    acc[1] = acc[3] = k->bias[c + pair];
-    dot_dsp_pair_2x2(columns, w0, w1, groups, w_offset_lanes, acc);
-    if (gathered) {
-      if (tail != 0) dot_dsp_pair_2x2_tail(columns + 2 * groups, w0 + head, w1 + head, tail, w_offset_lanes, acc);
-    } else {
-      for (i = head; i < count; ++i) {
-        const int32_t v0 = dsp_widen(w0[i], k->w_offset), v1 = dsp_widen(w1[i], k->w_offset);
-        const int32_t p0 = dsp_widen(x0[i], k->x_offset), p1 = dsp_widen(x1[i], k->x_offset);
-        acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
-      }
-    }
-    if (pair) {
-      const tf_requant_channel q0 = k->requant[c], q1 = k->requant[c + 1];
-      dsp_store2(y0 + c, tf_requantize(acc[0], &q0), tf_requantize(acc[1], &q1), &k->clamp);
-      dsp_store2(y1 + c, tf_requantize(acc[2], &q0), tf_requantize(acc[3], &q1), &k->clamp);
-    } else {
-      y0[c] = dsp_requantize(acc[0], &k->requant[c], &k->clamp);
-      y1[c] = dsp_requantize(acc[2], &k->requant[c], &k->clamp);
     }
   }
 }
@@ -292,13 +300,14 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
 
 /* `count` (1 or 2) mid pixels from position `first` in traversal order into
  * their ring slots: two whose expand windows are each one run of input of the
- * same length and weights (a 1x1 expand) in one pass (ib_dsp_expand_pair,
+ * same length and weights (a 1x1 expand) in one pass (ib_dsp_pointwise_pair,
  * its widened inputs in `columns`); two of a paired expand with a larger
  * window (segment_expand_paired: a stem convolution) the same way, both
  * windows gathered first (ib_dsp_gather_window); otherwise one after the
  * other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
+                          const ib_dsp_pointwise* expand_pair,
                           int32_t gathered, dsp_element* ring, int32_t ring_pixels, int32_t mid_channels,
                           uint64_t* columns, int32_t descending) {
   const dsp_element* x[2];
@@ -316,8 +325,8 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
     dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
     const dsp_element pad = (dsp_element)(-expand->x_offset);
     for (i = 0; i < 2; ++i) ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
-    ib_dsp_expand_pair(windows[0], windows[1], (int32_t)expand->weight_row, 1, expand->weights, expand, columns, y[0],
-                       y[1]);
+    ib_dsp_pointwise_pair(windows[0], windows[1], (int32_t)expand->weight_row, 1, expand->weights, expand_pair, columns,
+                          y[0], y[1]);
     return;
   }
   for (i = 0; i < count; ++i) {
@@ -325,7 +334,7 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
                                        &cols[i], &run_count[i]);
   }
   if (count == 2 && one_run[0] && one_run[1] && run_count[0] == run_count[1] && w_first[0] == w_first[1]) {
-    ib_dsp_expand_pair(x[0], x[1], run_count[0], 0, expand->weights + w_first[0], expand, columns, y[0], y[1]);
+    ib_dsp_pointwise_pair(x[0], x[1], run_count[0], 0, expand->weights + w_first[0], expand_pair, columns, y[0], y[1]);
     return;
   }
   for (i = 0; i < count; ++i) {
@@ -344,7 +353,9 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const tf_conv_params* dw = params->depthwise;
   const conv_window expand_window = conv_segment_window(params->expand);
   const conv_segment_dsp_call expand = conv_segment_dsp_prepare(input, params->expand, &expand_window, descending);
-  const dsp_clamp dw_clamp = dsp_make_clamp(dw), project_clamp = dsp_make_clamp(params->project);
+  const ib_dsp_pointwise expand_pair = ib_dsp_make_pointwise(params->expand, expand.weight_row);
+  const ib_dsp_pointwise project = ib_dsp_make_pointwise(params->project, params->project->in_channels);
+  const dsp_clamp dw_clamp = dsp_make_clamp(dw);
   const int32_t mid_rows = params->mid_rows, mid_cols = params->mid_cols, mid_channels = dw->out_channels;
   const int32_t out_rows = output->shape[1], out_cols = output->shape[2], co = params->project->out_channels;
   const int32_t pixels = output->shape[0] * out_rows * out_cols;
@@ -391,7 +402,7 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
       for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
            next += step) {
         step = next < last && paired ? 2 : 1;
-        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, gathered, ring,
+        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, &expand_pair, gathered, ring,
                       ring_pixels, mid_channels, columns, descending);
       }
       for (ky = ky_begin; ky < ky_end; ++ky) {
@@ -407,12 +418,12 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
     }
     if (params->add == NULL) {
       /* A lone pixel is stored twice, the same values. */
-      ib_dsp_project_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, params->project, &project_clamp, columns,
-                          y[0], y[count - 1]);
+      ib_dsp_pointwise_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, mid_channels, 0, project.weights,
+                            &project, columns, y[0], y[count - 1]);
       continue;
     }
-    ib_dsp_project_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, params->project, &project_clamp, columns,
-                        projected, projected + co);
+    ib_dsp_pointwise_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, mid_channels, 0, project.weights, &project,
+                          columns, projected, projected + co);
     for (i = 0; i < count; ++i) ib_dsp_add_residual(projected + i * co, x[i], co, &residual, descending, y[i]);
   }
 }
