@@ -14,22 +14,25 @@ double estimate_stage_seconds(const BandStageEstimate& stage, const StageRates& 
   return static_cast<double>(slowest) * rates.seconds_per_mac + link;
 }
 
-std::vector<size_t> choose_band_stages(const std::vector<int64_t>& node_macs,
-                                       const std::vector<BandStageEstimate>& stages, const StageRates& rates) {
+std::optional<std::vector<size_t>> choose_band_stages(const std::vector<int64_t>& node_macs,
+                                                      const std::vector<BandStageEstimate>& stages,
+                                                      const StageRates& rates, size_t first_whole) {
   const size_t n = node_macs.size();
+  constexpr double kUnreachable = std::numeric_limits<double>::infinity();
   // best[p]: the fewest seconds from operator p on (device 0 holding its
-  // inputs whole), its stage count, and the stage it starts with (none: the
-  // rest whole).
+  // inputs whole; infinity: no sequence from p reaches first_whole), its
+  // stage count, and the stage it starts with (none: the rest whole).
   std::vector<double> best(n + 1, 0.0);
   std::vector<int> count(n + 1, 0);
   std::vector<std::optional<size_t>> first(n + 1);
   double whole = 0.0;
   for (size_t p = n; p-- > 0;) {
     whole += static_cast<double>(node_macs[p]) * rates.seconds_per_mac;
-    best[p] = whole;
+    best[p] = p >= first_whole ? whole : kUnreachable;
     for (size_t i = 0; i < stages.size(); ++i) {
       if (static_cast<size_t>(stages[i].begin) != p) continue;
       const size_t end = static_cast<size_t>(stages[i].end);
+      if (best[end] == kUnreachable) continue;
       const double seconds = estimate_stage_seconds(stages[i], rates) + best[end];
       const int stage_count = 1 + count[end];
       const bool better = seconds < best[p] || (seconds == best[p] && first[p] && stage_count < count[p]);
@@ -40,6 +43,7 @@ std::vector<size_t> choose_band_stages(const std::vector<int64_t>& node_macs,
       }
     }
   }
+  if (best[0] == kUnreachable) return std::nullopt;
   std::vector<size_t> chosen;
   for (std::optional<size_t> i = first[0]; i; i = first[static_cast<size_t>(stages[*i].end)]) chosen.push_back(*i);
   return chosen;

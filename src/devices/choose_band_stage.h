@@ -10,12 +10,15 @@
 //                    + (scattered + gathered bytes) / link rate
 // and an operator run whole on device 0 costs its MACs x seconds per MAC.
 // A dynamic program over the cut positions picks the sequence of stages
-// (then the rest whole) with the fewest predicted seconds. Plain records in,
-// the chosen stages out.
+// (then the rest whole) with the fewest predicted seconds, the rest whole
+// starting no earlier than a given operator (a tail that fits device 0 only
+// once its first operators ran by bands). Plain records in, the chosen
+// stages out.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tinyfit::devices {
@@ -37,11 +40,15 @@ double estimate_stage_seconds(const BandStageEstimate& stage, const StageRates& 
 
 // What: indices into `stages` of consecutive stages from operator 0
 // (stages[i].end == stages[i + 1].begin), the operators after the last one
-// whole on device 0, with the fewest predicted seconds over every such
-// sequence, the empty sequence (the tail whole) included; among equals the
-// fewer stages, then the first in `stages`' order. O(nodes x stages).
-// Requires: node_macs one per tail operator; every stage 0 <= begin < end <= node_macs.size().
-std::vector<size_t> choose_band_stages(const std::vector<int64_t>& node_macs,
-                                       const std::vector<BandStageEstimate>& stages, const StageRates& rates);
+// whole on device 0, that last end at or after `first_whole`, with the
+// fewest predicted seconds over every such sequence (with first_whole 0 the
+// empty sequence, the tail whole, included); among equals the fewer stages,
+// then the first in `stages`' order; nullopt when no sequence of `stages`
+// reaches first_whole. O(nodes x stages).
+// Requires: node_macs one per tail operator; every stage 0 <= begin < end <= node_macs.size();
+// first_whole <= node_macs.size().
+std::optional<std::vector<size_t>> choose_band_stages(const std::vector<int64_t>& node_macs,
+                                                      const std::vector<BandStageEstimate>& stages,
+                                                      const StageRates& rates, size_t first_whole);
 
 }  // namespace tinyfit::devices

@@ -79,8 +79,12 @@ class RowsCompiler {
       if (fits || !tail_fits_) break;
     }
     RowsCompileReport result = std::move(*best);
+    if (result.fits()) {
+      TINYFIT_RETURN_IF_ERROR(split_tail(result));
+    } else if (tail_fits_ && one_device_seconds) {
+      TINYFIT_RETURN_IF_ERROR(fit_by_stages(result, cuts[first], *one_device_seconds));
+    }
     result.cuts = report_.cuts;
-    if (result.fits()) TINYFIT_RETURN_IF_ERROR(split_tail(result));
     predict(result);
     result.one_device_seconds = one_device_seconds;
     if (options_.execute) {
@@ -92,6 +96,13 @@ class RowsCompiler {
   }
 
  private:
+  static bool bands_fit(const RowsCompileReport& r) {
+    for (size_t d = 0; d < r.bands.size(); ++d) {
+      if (r.bands[d].report.result().arena_bytes > r.limits.sram_bytes[d]) return false;
+    }
+    return true;
+  }
+
   static int64_t largest_excess(const RowsCompileReport& r) {
     int64_t excess = INT64_MIN;
     for (size_t d = 0; d < r.sram_bytes.size(); ++d) {
@@ -248,8 +259,10 @@ class RowsCompiler {
 
   // graph_'s operators [0, cut) by bands (devices/choose_band_stage.h's
   // estimate): one band graph per device, its MACs; the bytes scattered to
-  // devices 1.. and gathered from them. begin and end count from `offset`.
-  Result<devices::BandStageEstimate> estimate_stage(int offset, int cut) const {
+  // devices 1.. (none when their rows of the model input come from the
+  // sensor: the first stage) and gathered from them. begin and end count
+  // from `offset`.
+  Result<devices::BandStageEstimate> estimate_stage(int offset, int cut, bool scattered) const {
     const int n = options_.limits.count_devices();
     devices::BandStageEstimate e;
     e.begin = offset;
@@ -260,7 +273,7 @@ class RowsCompiler {
       TINYFIT_ASSIGN_OR_RETURN(const devices::BandGraph band, devices::crop_rows(graph_, cut, share, "_estimate"));
       e.band_macs.push_back(ir::count_graph_macs(band.graph));
       if (d == 0) continue;
-      for (size_t i = 0; i < band.input_rows.size(); ++i) {
+      for (size_t i = 0; scattered && i < band.input_rows.size(); ++i) {
         e.link_bytes += band.input_rows[i].size() * row_bytes(band.graph.tensor(band.graph.inputs[i]));
       }
       for (size_t b = 0; b < share.size(); ++b) {
@@ -271,8 +284,10 @@ class RowsCompiler {
   }
 
   // Every stage the tail could run by bands: from operator 0, and from every
-  // end of such a stage, each cut crop_rows accepts.
-  Result<std::vector<devices::BandStageEstimate>> estimate_stages(const ir::Graph& tail) const {
+  // end of such a stage whose boundary, gathered whole, fits device 0's SRAM,
+  // each cut crop_rows accepts. from_sensor: `tail` is the model, its first
+  // stage the head (the devices' rows of the input come from the sensor).
+  Result<std::vector<devices::BandStageEstimate>> estimate_stages(const ir::Graph& tail, bool from_sensor) const {
     const int n = options_.limits.count_devices();
     const int nodes = static_cast<int>(tail.nodes.size());
     std::vector<devices::BandStageEstimate> estimates;
@@ -281,10 +296,14 @@ class RowsCompiler {
     for (int begin = 0; begin < nodes; ++begin) {
       if (!reached[static_cast<size_t>(begin)]) continue;
       const ir::Graph from = begin == 0 ? tail : devices::extract_tail(tail, begin, "_from");
+      int64_t gathered = 0;
+      for (ir::TensorId t : from.inputs) gathered += from.tensor(t).size_bytes();
+      if (begin > 0 && gathered > options_.limits.sram_bytes[0]) continue;
       const RowsCompiler compiler(from, options_);
       for (int cut = 1; begin + cut < nodes; ++cut) {
         if (!devices::check_head(from, cut, n)) continue;
-        TINYFIT_ASSIGN_OR_RETURN(devices::BandStageEstimate e, compiler.estimate_stage(begin, cut));
+        TINYFIT_ASSIGN_OR_RETURN(devices::BandStageEstimate e,
+                                 compiler.estimate_stage(begin, cut, begin > 0 || !from_sensor));
         estimates.push_back(std::move(e));
         reached[static_cast<size_t>(begin + cut)] = true;
       }
@@ -299,40 +318,94 @@ class RowsCompiler {
     const std::optional<double> whole = r.tail.result().predicted_instructions;
     const int64_t whole_macs = ir::count_graph_macs(r.tail_graph);
     if (!whole || whole_macs <= 0 || per_second <= 0 || r.tail_graph.nodes.size() < 2) return {};
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<devices::BandStageEstimate> estimates, estimate_stages(r.tail_graph));
-    std::vector<int64_t> node_macs;
-    for (const ir::Node& node : r.tail_graph.nodes) node_macs.push_back(ir::op_decl(node.op).count_macs(r.tail_graph, node));
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<devices::BandStageEstimate> estimates,
+                             estimate_stages(r.tail_graph, /*from_sensor=*/false));
     const devices::StageRates rates{*whole / static_cast<double>(whole_macs) / per_second,
                                     static_cast<double>(options_.limits.link_bytes_per_second)};
+    // With the rest whole from operator 0 on, some sequence (none) always reaches it.
+    const std::optional<std::vector<size_t>> chosen =
+        devices::choose_band_stages(count_node_macs(r.tail_graph), estimates, rates, 0);
     std::vector<int> heads;  // each stage's cut in the tail before it
-    for (size_t i : devices::choose_band_stages(node_macs, estimates, rates)) {
+    for (size_t i : *chosen) {
       heads.push_back(estimates[i].end - estimates[i].begin);
     }
-    return attach_stages(r, heads, 0);
+    TINYFIT_RETURN_IF_ERROR(attach_stages(r, heads, 0));  // a stage that does not fit leaves the tail whole
+    return {};
+  }
+
+  static std::vector<int64_t> count_node_macs(const ir::Graph& graph) {
+    std::vector<int64_t> macs;
+    for (const ir::Node& node : graph.nodes) macs.push_back(ir::op_decl(node.op).count_macs(graph, node));
+    return macs;
+  }
+
+  // fit-by-stages: when no cut whose tail fits device 0 whole leaves bands
+  // that fit (r, the closest), an earlier cut whose tail fits by further
+  // stages of bands. The stages over the whole model, the head first, are
+  // chosen by the estimate (devices/choose_band_stage.h) with the rest whole
+  // on device 0 from operator first_whole on (the first cut whose tail fitted
+  // whole), then compiled. A stage whose bands do not fit rules out the
+  // stages from its begin as long or longer (a longer stage has larger bands
+  // and halos), and the stages are chosen again, at most max_cuts times.
+  // r becomes the first such plan that fits; else r stays.
+  Status fit_by_stages(RowsCompileReport& r, int first_whole, double one_device_seconds) {
+    const int64_t model_macs = ir::count_graph_macs(graph_);
+    if (model_macs <= 0 || one_device_seconds <= 0) return {};
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<devices::BandStageEstimate> estimates,
+                             estimate_stages(graph_, /*from_sensor=*/true));
+    const std::vector<int64_t> node_macs = count_node_macs(graph_);
+    const devices::StageRates rates{one_device_seconds / static_cast<double>(model_macs),
+                                    static_cast<double>(options_.limits.link_bytes_per_second)};
+    std::vector<int> too_long(graph_.nodes.size(), INT_MAX);  // per begin: the shortest end whose bands did not fit
+    for (int attempt = 0; attempt < options_.max_cuts; ++attempt) {
+      std::vector<devices::BandStageEstimate> open;
+      for (const devices::BandStageEstimate& e : estimates) {
+        if (e.end < too_long[static_cast<size_t>(e.begin)]) open.push_back(e);
+      }
+      const std::optional<std::vector<size_t>> chosen =
+          devices::choose_band_stages(node_macs, open, rates, static_cast<size_t>(first_whole));
+      if (!chosen || chosen->empty()) return {};
+      std::vector<int> heads;
+      for (size_t i : *chosen) heads.push_back(open[i].end - open[i].begin);
+      TINYFIT_ASSIGN_OR_RETURN(RowsCompileReport candidate, compile_cut(heads[0]));
+      size_t failed = 0;
+      if (bands_fit(candidate)) {
+        TINYFIT_ASSIGN_OR_RETURN(failed, attach_stages(candidate, heads, 1));
+      }
+      if (candidate.fits()) {
+        r = std::move(candidate);
+        return {};
+      }
+      const devices::BandStageEstimate& stage = open[(*chosen)[std::min(failed, heads.size() - 1)]];
+      too_long[static_cast<size_t>(stage.begin)] = std::min(too_long[static_cast<size_t>(stage.begin)], stage.end);
+    }
+    return {};
   }
 
   // The stage of heads[i] operators on r's tail, compiled, with the stages
-  // after it; kept when every device fits and the compiled prediction, link
-  // included, beats r's tail whole on device 0 (else r keeps its tail).
-  Status attach_stages(RowsCompileReport& r, const std::vector<int>& heads, size_t i) const {
-    if (i == heads.size()) return {};
+  // after it; kept when every device fits and, if r's tail fits device 0
+  // whole, the compiled prediction, link included, beats it (else r keeps
+  // its tail). Returns the index of the first stage that was not kept
+  // because it or the stages after it did not fit (heads.size(): none).
+  Result<size_t> attach_stages(RowsCompileReport& r, const std::vector<int>& heads, size_t i) const {
+    if (i == heads.size()) return i;
     const int n = options_.limits.count_devices();
     const double per_second = options_.device_mhz * 1e6;
     const std::optional<double> whole = r.tail.result().predicted_instructions;
     RowsCompiler next_compiler(r.tail_graph, options_);
     TINYFIT_ASSIGN_OR_RETURN(RowsCompileReport next, next_compiler.compile_cut(heads[i]));
-    if (!next.fits() || !whole) return {};
-    TINYFIT_RETURN_IF_ERROR(next_compiler.attach_stages(next, heads, i + 1));
+    if (!bands_fit(next) || !whole) return i;
+    TINYFIT_ASSIGN_OR_RETURN(const size_t failed, next_compiler.attach_stages(next, heads, i + 1));
     RowsCompileReport split = r;
     split.tail_rows = std::make_shared<const RowsCompileReport>(std::move(next));
     account(split);
+    if (!split.fits()) return failed < heads.size() ? failed : i;
     std::vector<std::optional<double>> unused(static_cast<size_t>(n), 0.0);
     const std::optional<double> by_rows = predict_stage(*split.tail_rows, unused);
-    if (!split.fits() || !by_rows || link_seconds(count_scattered_bytes(split)) + *by_rows >= *whole / per_second) {
-      return {};
-    }
+    const bool slower = !by_rows || link_seconds(count_scattered_bytes(split)) + *by_rows >= *whole / per_second;
+    if (r.tail.fits() && slower) return heads.size();
     r = std::move(split);
-    return {};
+    return heads.size();
   }
 
   void predict(RowsCompileReport& r) const {

@@ -21,6 +21,13 @@
 //                   then compiled; kept when every part fits and the compiled
 //                   prediction (link bytes included) beats the tail whole on
 //                   device 0;
+//   fit-by-stages   when no cut whose tail fits device 0 whole leaves bands
+//                   that fit: an earlier cut whose tail fits by further
+//                   stages, the stages over the whole model chosen by the same
+//                   estimate with the rest whole only from the first cut whose
+//                   tail fitted, then compiled (a stage whose bands do not fit
+//                   rules out the stages from its begin as long or longer, and
+//                   the choice is made again);
 //   balance-bands   the rows of the boundary each device computes, evened
 //                   out over the devices' bands of the model input
 //                   (devices/balance_bands.h);

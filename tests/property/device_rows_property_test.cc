@@ -7,8 +7,9 @@
 //    interpreter on its rows of the input, gives its rows of the boundary;
 //    gathered and run through the tail they give the model's output (int8
 //    bit-exact, float32 within summation order);
-//  - the whole pipeline: every band, the later stages' bands (split-tail)
-//    and the tail compiled with every
+//  - the whole pipeline: every band, the later stages' bands (split-tail,
+//    and fit-by-stages when the first cut's tail fits device 0 only by
+//    stages) and the tail compiled with every
 //    single-device technique under random per-device SRAM, each plan run in
 //    a poisoned arena of exactly its size in the executor's checking mode,
 //    compared with the reference (compile_device_rows verifies; a mismatch
@@ -157,6 +158,44 @@ TEST(DeviceRows, ComposedPlansUnderRandomSramAreVerifiedAgainstTheReference) {
   EXPECT_GE(checked, 8);
   EXPECT_GE(fitted, 1);  // the limits are random: some fit
   EXPECT_GE(staged, 1);  // and some run their tail by bands again (split-tail)
+}
+
+// fit-by-stages: longer chains on 2 devices, the SRAM scanned upward from
+// 64 bytes by quarters; at the first size where the plan fits although its first cut's
+// tail does not fit device 0 whole (the tail runs by further stages of
+// bands), every stage's bands and the last tail are within the SRAM and the
+// plan was verified against the reference.
+TEST(DeviceRows, ATailThatFitsDeviceZeroOnlyByStagesRunsByStages) {
+  int found = 0, checked = 0;
+  for (uint64_t seed : seeds(8)) {
+    ChainSpec spec = make_spec(seed);
+    spec.operators = 8 + static_cast<int>(seed % 4);
+    spec.rows = 24 + static_cast<int64_t>(seed % 17);
+    const OracleCase c = row_chain::make_random_row_chain(spec);
+    if (find_cuts(c.graph, 2).empty()) continue;
+    ++checked;
+    for (int64_t sram = 64; sram <= 32768; sram += sram / 4) {
+      driver::RowsCompileOptions options;
+      options.single.seed = static_cast<uint32_t>(seed);
+      options.max_cuts = 4;  // keeps the scan short; seed 5 needs one attempt
+      options.limits.sram_bytes = {sram, sram};
+      const std::string label = "seed " + std::to_string(seed) + ", SRAM " + std::to_string(sram);
+      Result<driver::RowsCompileReport> report = driver::compile_device_rows(c.graph, options);
+      ASSERT_TRUE(report.has_value()) << label << ": " << report.error().message;
+      if (!report->fits()) continue;
+      if (report->tail.fits()) break;
+      EXPECT_TRUE(report->verification.verified) << label;
+      EXPECT_GT(report->count_stages(), 1) << label;
+      for (const driver::RowsCompileReport* s = report.operator->(); s != nullptr; s = s->tail_rows.get()) {
+        for (size_t d = 0; d < s->bands.size(); ++d) EXPECT_LE(s->bands[d].report.result().arena_bytes, sram) << label;
+      }
+      EXPECT_LE(report->last_stage().tail.result().arena_bytes, sram) << label;
+      ++found;
+      break;
+    }
+  }
+  EXPECT_GE(checked, 6);
+  EXPECT_GE(found, 1);  // seed 5 fits by stages at 243 bytes (found by the scan; none fit so before fit-by-stages)
 }
 
 }  // namespace
