@@ -13,6 +13,7 @@
 # per device (memory not binding: the latency-only comparison). Every plan is
 # verified (every device in its own poisoned arena, outputs equal to the
 # reference) unless NO_VERIFY=1. One run; prints Markdown rows.
+# PARTITIONS="k1k2 min-memory search" runs only those (default: all four).
 # Usage: bench/devices_latency.sh [build/tinyfit] [models dir]
 set -uo pipefail
 tinyfit=${1:-build/tinyfit}
@@ -32,7 +33,7 @@ for row in "${rows[@]}"; do
   issue_sram=${row#*|}
   for sram in "$issue_sram" 16777216; do
     for link in 1250000 125000; do
-      for partition in k1k2 min-memory search rows; do
+      for partition in ${PARTITIONS:-k1k2 min-memory search rows}; do
         "$tinyfit" compile "$model" --devices 4 --device-sram "$sram" --partition "$partition" \
           --link-bytes-per-second "$link" --device-mhz 100 --time-limit 600 --json "${verify_flag[@]}" 2>/dev/null |
           /usr/bin/python3 -c '
