@@ -45,16 +45,18 @@ typedef struct im2col_window {
   int32_t channels; /* per tap: the node's Cin / groups, or an accumulate chunk's */
 } im2col_window;
 
+/* Widens one word of four raw elements into the column word at `out`. */
+static inline void im2col_widen_word(uint64_t* out, uint32_t xw, uint32_t x_offset_lanes) {
+  *out = (uint64_t)dsp_widen_odd(xw, x_offset_lanes) << 32 | dsp_widen_even(xw, x_offset_lanes);
+}
+
 /* Widens `groups` groups of four raw elements into pixel p's column from
  * group j on. */
 static inline void im2col_widen(const im2col_columns* cols, int32_t p, int32_t j, const dsp_element* x, int32_t groups,
                                 uint32_t x_offset_lanes) {
   uint64_t* out = cols->words + (ptrdiff_t)j * IM2COL_PIXELS + p;
   const dsp_element* const x_end = x + groups * 4;
-  for (; x < x_end; x += 4, out += IM2COL_PIXELS) {
-    const uint32_t xw = tf_load_u32(x);
-    *out = (uint64_t)dsp_widen_odd(xw, x_offset_lanes) << 32 | dsp_widen_even(xw, x_offset_lanes);
-  }
+  for (; x < x_end; x += 4, out += IM2COL_PIXELS) im2col_widen_word(out, tf_load_u32(x), x_offset_lanes);
 }
 
 /* Elements [k, k + count) of pixel p's column, when their source is outside
@@ -118,6 +120,26 @@ static void im2col_gather(const im2col_columns* cols, int32_t p, const tf_view* 
                                (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2;
     dsp_element* staged = cols->staging;
     const int32_t k = win->kernel_h * row_elements;
+    if (win->kernel_h == 3 && row_elements == 9) {
+      /* 3x3 over three channels: the window's 27 elements and a 28th lane
+       * (the zero point: it widens to 0) as seven words read straight from
+       * its three rows (unaligned loads within each row's nine bytes) and
+       * widened into the column, no staging row (staging cost about 100
+       * instructions a pixel). */
+      const dsp_element* const r1 = x_row + row_step;
+      const dsp_element* const r2 = r1 + row_step;
+      uint64_t* const out = cols->words + p;
+      im2col_widen_word(out, tf_load_u32(x_row), x_offset_lanes);
+      im2col_widen_word(out + IM2COL_PIXELS, tf_load_u32(x_row + 4), x_offset_lanes);
+      im2col_widen_word(out + 2 * IM2COL_PIXELS, (uint32_t)(uint8_t)x_row[8] | tf_load_u32(r1) << 8, x_offset_lanes);
+      im2col_widen_word(out + 3 * IM2COL_PIXELS, tf_load_u32(r1 + 3), x_offset_lanes);
+      im2col_widen_word(out + 4 * IM2COL_PIXELS, ((uint32_t)tf_load_s16(r1 + 7) & 0xffffu) | tf_load_u32(r2) << 16,
+                        x_offset_lanes);
+      im2col_widen_word(out + 5 * IM2COL_PIXELS, tf_load_u32(r2 + 2), x_offset_lanes);
+      im2col_widen_word(out + 6 * IM2COL_PIXELS, tf_load_u32(r2 + 5) >> 8 | (uint32_t)(uint8_t)zero_point << 24,
+                        x_offset_lanes);
+      return;
+    }
     for (ky = 0; ky < win->kernel_h; ++ky, x_row += row_step, staged += row_elements) {
       int32_t i = 0;
       if (row_elements == 9) {
@@ -266,57 +288,70 @@ static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, 
  * six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
  * channel's constants copied out once for its three pixels and all six
  * values computed before the first store (an element store may alias the
- * constants: GCC reloaded five of them per value), and three stores of two
- * bytes, clamped lane-wise only when the activation narrows the type's range.
- * The pair loop and the dot products are one function: a call per pair cost
- * about 40 instructions (saving registers, the accumulators through memory). */
+ * constants: GCC reloaded five of them per value), then stored: clamped
+ * lane-wise and two bytes a store when the activation narrows the type's
+ * range, else saturated byte by byte. The
+ * pair loop and the dot products are one function: a call per pair cost
+ * about 40 instructions (saving registers, the accumulators through memory);
+ * the weights, bias, constants and output run on from pair to pair as
+ * pointers (indexing them by channel cost about 16 instructions a pair more,
+ * reloaded from the stack after the dot products). */
 TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_t* words, int32_t groups,
                                           int32_t c_begin, int32_t c_end, const im2col_targets* targets,
                                           const tf_view* output, const tf_conv_params* p, int32_t out_begin) {
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
   const dsp_clamp clamp = dsp_make_clamp(p);
   const int32_t narrowed = dsp_clamp_narrows(&clamp);
-  const int32_t* const bias = (const int32_t*)p->bias;
   const int32_t count = targets->count;
   dsp_element* y[IM2COL_PIXELS];
   int32_t c = c_begin, i;
   for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets->y[i < count ? i : 0] - out_begin;
   if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, &clamp);
-  for (; c + 1 < c_end; c += 2) {
-    const int32_t b0 = bias[c], b1 = bias[c + 1];
-    int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1;
+  if (c + 1 < c_end) {
+    /* The pairs' weights are consecutive: w runs on from pair to pair. */
     const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
-    const uint64_t* const w_end = w + groups;
-    const uint64_t* x = columns;
-    uint64_t ww;
-    if (groups & 1) {
-      ww = *w++;
-      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-      x += IM2COL_PIXELS;
-    }
-    for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
-      ww = w[0];
-      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-      ww = w[1];
-      IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
-    }
-    {
-      const tf_requant_channel q0 = p->requant[c];
-      const int32_t r00 = dsp_requantize_smmlar(a00, &q0), r10 = dsp_requantize_smmlar(a10, &q0),
-                    r20 = dsp_requantize_smmlar(a20, &q0);
-      const tf_requant_channel q1 = p->requant[c + 1];
-      const int32_t r01 = dsp_requantize_smmlar(a01, &q1), r11 = dsp_requantize_smmlar(a11, &q1),
-                    r21 = dsp_requantize_smmlar(a21, &q1);
-      if (narrowed) {
-        dsp_store2(y[0] + c, r00, r01, &clamp);
-        dsp_store2(y[1] + c, r10, r11, &clamp);
-        dsp_store2(y[2] + c, r20, r21, &clamp);
-      } else {
-        dsp_store2_saturated(y[0] + c, r00, r01, &clamp);
-        dsp_store2_saturated(y[1] + c, r10, r11, &clamp);
-        dsp_store2_saturated(y[2] + c, r20, r21, &clamp);
+    const uint64_t* const w_last = w + (ptrdiff_t)((c_end - c) >> 1) * groups;
+    const int32_t* b = (const int32_t*)p->bias + c;
+    const tf_requant_channel* q = p->requant + c;
+    dsp_element* y0 = y[0] + c;
+    const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
+    do {
+      int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
+      const uint64_t* const w_end = w + groups;
+      const uint64_t* x = columns;
+      uint64_t ww;
+      if (groups & 1) {
+        ww = *w++;
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+        x += IM2COL_PIXELS;
       }
-    }
+      for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
+        ww = w[0];
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+        ww = w[1];
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
+      }
+      {
+        const tf_requant_channel q0 = q[0];
+        a00 = dsp_requantize_smmlar(a00, &q0), a10 = dsp_requantize_smmlar(a10, &q0);
+        a20 = dsp_requantize_smmlar(a20, &q0);
+      }
+      {
+        const tf_requant_channel q1 = q[1];
+        a01 = dsp_requantize_smmlar(a01, &q1), a11 = dsp_requantize_smmlar(a11, &q1);
+        a21 = dsp_requantize_smmlar(a21, &q1);
+      }
+      if (narrowed) {
+        dsp_store2(y0, a00, a01, &clamp);
+        dsp_store2(y0 + y1, a10, a11, &clamp);
+        dsp_store2(y0 + y2, a20, a21, &clamp);
+      } else {
+        dsp_store2_saturated(y0, a00, a01, &clamp);
+        dsp_store2_saturated(y0 + y1, a10, a11, &clamp);
+        dsp_store2_saturated(y0 + y2, a20, a21, &clamp);
+      }
+      b += 2, q += 2, y0 += 2, c += 2;
+    } while (w < w_last);
   }
   if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, &clamp);
 }
