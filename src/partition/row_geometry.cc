@@ -82,9 +82,20 @@ Result<std::vector<LoopOperatorAxes>> find_loop_axes(const ir::Graph& graph, con
   }
   if (sink_axis < 0) return fail_axes(*result.back().node, "its output has no rows or tokens to walk");
   result.back().output_axis = sink_axis;
+  const ir::Shape& sink_shape = graph.tensor(result.back().output).shape;
   for (size_t j = result.size(); j-- > 0;) {
     LoopOperatorAxes& o = result[j];
-    if (o.output_axis < 0) return fail_axes(*o.node, "no later operator of the loop reads its output by rows");
+    // No later operator reads it (a reader would have set its axis or
+    // failed): another sink, when it walks as many rows as the last one.
+    if (o.output_axis < 0) {
+      const ir::Shape& shape = graph.tensor(o.output).shape;
+      if (shape.size() != sink_shape.size() ||
+          shape[static_cast<size_t>(sink_axis)] != sink_shape[static_cast<size_t>(sink_axis)]) {
+        return fail_axes(*o.node, "no later operator of the loop reads its output, and it has other " +
+                                      std::string(whole_reads ? "tokens" : "rows") + " than the loop's sink");
+      }
+      o.output_axis = sink_axis;
+    }
     if (!whole_reads && graph.tensor(o.output).shape.size() != 4) {
       return fail_axes(*o.node, "its output is not one NHWC tensor");
     }
@@ -268,10 +279,8 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
         std::vector<int64_t> reach(iterations, std::numeric_limits<int64_t>::min());
         const auto found = readers.find(t);
         if (found == readers.end()) {
-          // The sink: the loop's chunk itself.
-          if (b + 1 != body.size()) {
-            return reject("'" + graph.tensor(t).name + "' is read by no operator of the loop and is not its last output");
-          }
+          // A sink (find_loop_axes: as many rows as the last one): the
+          // loop's chunk itself.
           for (size_t i = 0; i < iterations; ++i) reach[i] = (static_cast<int64_t>(i) + 1) * geometry.tile - lag;
         } else {
           for (const RowReader& r : found->second) {
@@ -298,7 +307,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
     // the rows between them, and its own (maybe smaller) output keeps them.
     auto raise_ends = [&](const std::vector<bool>& eager) {
       std::map<ir::TensorId, std::vector<int64_t>> ends = end_of;
-      for (size_t b = 0; b + 1 < body.size(); ++b) {
+      for (size_t b = 0; b < body.size(); ++b) {
         if (!eager[b]) continue;
         const ir::TensorId t = body[b]->outputs.front();
         const int64_t rows = rows_of(t);
@@ -431,7 +440,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   // measures it) over the steps before the sink's first row.
   int64_t lag = 0;
   for (const TensorRows& t : at_once.tensors) {
-    if (t.end.empty() || t.tensor == at_once.tensors.back().tensor) continue;
+    if (t.end.empty() || !readers.count(t.tensor)) continue;  // an input, or a sink
     const int64_t scale = std::max<int64_t>(1, t.rows / inputs_only.extent);
     lag = std::max(lag, (t.end.front() + scale - 1) / scale - inputs_only.tile);
   }

@@ -4,13 +4,13 @@
 // recomputation (MOTES §4.4, Fig. 7(e)).
 //
 // The loop walks the rows of its last operator's output (the sink; every
-// other operator feeds a later one, as plan/lower_row_loop.h requires) in
-// chunks of `tile`; iteration i ends at sink row x_i = min((i+1)*tile,
+// other operator feeds a later one, or is another sink with as many rows,
+// whose output the loop hands on: plan/lower_row_loop.h) in chunks of `tile`; iteration i ends at sink row x_i = min((i+1)*tile,
 // extent). Walking the operators backwards, each tensor T made in the loop
 // must be complete up to
 //     end_T(i) = max over its readers c in the loop of the last input row
 //                c's window needs for c's rows [0, end_c(i))     (MemoriaNova eq. 1)
-// (the sink: x_i), and all of it after the last iteration (so every row is
+// (a sink: x_i), and all of it after the last iteration (so every row is
 // computed once: the MACs are ordinary execution's). Iteration i computes T's
 // rows [end_T(i-1), end_T(i)). The rows still needed start at
 //     need_T(i) = min over readers c of the first input row c's window needs
@@ -128,8 +128,9 @@ int find_sink_axis(PartitionAxis axis, const ir::Tensor& sink);
 // order the loop runs them; the last is the sink) whose sink walks
 // `sink_axis`.
 // Errors (kBadCommandLine, one line naming the node): an operator with
-// other than one output, an output no later operator reads through a walked
-// axis (except the sink's), two readers walking different axes of one tensor,
+// other than one output, an output no later operator reads that has other
+// rows (tokens) than the sink's (else it is another sink, walked on the same
+// axis), two readers walking different axes of one tensor,
 // a loop tensor read whole or through an alias that does not keep the axis.
 // A row loop (`whole_reads` false) reads every input by rows: an input
 // without a link to the walked axis is an error there too.

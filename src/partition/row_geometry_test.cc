@@ -162,10 +162,31 @@ TEST(RowGeometry, AResidualSkipIsKeptUntilTheAddReadsIt) {
   EXPECT_EQ(geometry->find(u)->holding, RowHolding::kPartial);
 }
 
-TEST(RowGeometry, EveryTensorButTheSinkIsReadInTheLoop) {
-  // Two convolutions of x side by side: the first one's output is read by
-  // no operator of the loop and is not its last, so no chunk of the loop
-  // drives it (plan/lower_row_loop.h's rule).
+TEST(RowGeometry, AnotherSinkOfTheSameRowsFollowsTheLoopsChunk) {
+  // Two convolutions of x side by side, both 3x3 pad 1 stride 1 (8 rows):
+  // the first one's output, read by no operator of the loop, is another
+  // sink: both compute the loop's chunk, end = 2, 4, 6, 8 at tile 2, and are
+  // handed on whole; x is read whole.
+  TestGraph g;
+  const ir::TensorId x = g.input({1, 8, 8, 4});
+  const ir::TensorId a = add_conv(g, x, 3, 1, 1);
+  const ir::TensorId b = add_conv(g, x, 3, 1, 1);
+  g.output(a);
+  g.output(b);
+  Result<RowGeometry> geometry = compute(g, {0, 1}, 2);
+  ASSERT_TRUE(geometry) << geometry.error().message;
+  for (const ir::TensorId sink : {a, b}) {
+    EXPECT_EQ(geometry->find(sink)->holding, RowHolding::kWhole);
+    EXPECT_EQ(geometry->find(sink)->end, (std::vector<int64_t>{2, 4, 6, 8}));
+  }
+  EXPECT_EQ(geometry->carried_bytes, 0);
+}
+
+TEST(RowGeometry, EveryTensorButTheSinksIsReadInTheLoop) {
+  // Two convolutions of x side by side, the second of stride 2: the first
+  // one's output (8 rows) is read by no operator of the loop and has other
+  // rows than its sink (4), so no chunk of the loop drives it
+  // (plan/lower_row_loop.h's rule).
   TestGraph g;
   const ir::TensorId x = g.input({1, 8, 8, 4});
   g.output(add_conv(g, x, 3, 1, 1));

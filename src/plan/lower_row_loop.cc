@@ -290,13 +290,18 @@ class RowLoopLowering {
           read = true;
         }
       }
-      if (!read) return fail_loop(*lo.node, "no later operator of the loop reads its output");
+      if (!read) {
+        // Another sink (find_loop_axes: as many rows as the last one): the
+        // loop's chunk, as the last one.
+        lo.rows = loop_ops.back().rows;
+        continue;
+      }
       // Its own rows: what is needed, up to the tensor's end in the last
       // iteration; a / rate rows a step when that is a whole number.
       if (need.scale % need.divisor == 0) need = undivided_above(need);
       lo.rows = {BoundOf::kChunkEnd, need.scale, need.offset, 0, rows_of(lo), need.divisor};
     }
-    for (size_t j = 0; j + 1 < loop_ops.size(); ++j) {
+    for (size_t j = 0; j < loop_ops.size(); ++j) {
       if (eager[j]) raise_rows(loop_ops[j], loop_ops);
     }
     for (size_t j = 0; j + 1 < loop_ops.size(); ++j) {
@@ -321,7 +326,7 @@ class RowLoopLowering {
       // A reshape of it read in the loop keeps the walked axis
       // (find_loop_axes), so its rows are the same bytes; one read after the
       // loop makes the buffer's reader outside it.
-      lo.in_rows = only_loop_reads;
+      lo.in_rows = only_loop_reads && read;
       lo.keep = keep;
     }
     return {};

@@ -48,7 +48,9 @@ namespace tinyfit::plan {
 struct RowLoopSpec {
   // Operators of the BufferGraph, consecutive in the order (any listing
   // order); the last in the order is the loop's sink, whose output rows the
-  // loop walks; every other one feeds a later operator of the run.
+  // loop walks; every other one feeds a later operator of the run or is
+  // another sink (its output as many rows, handed on whole, the loop's chunk
+  // of them computed in each iteration).
   std::vector<int> ops;
   int64_t tile = 1;  // output rows of the sink per iteration, 1 <= tile <= its rows
   // kRows: NHWC rows; kTokens: the tokens of [.., tokens, features] tensors,

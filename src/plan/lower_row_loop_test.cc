@@ -212,16 +212,45 @@ TEST(RowLoop, RefusesOperatorsNotConsecutiveInTheOrder) {
   EXPECT_NE(status.error().message.find("not consecutive"), std::string::npos) << status.error().message;
 }
 
-TEST(RowLoop, RefusesAnOperatorNoLaterOneReads) {
-  // x -> a, x -> b: a feeds nothing in the loop {a, b}, whose sink is b.
+TEST(RowLoop, RefusesAnOperatorNoLaterOneReadsOfOtherRowsThanTheSink) {
+  // x -> a (2x2 stride 2: 2 rows), x -> b (4 rows): a feeds nothing in the
+  // loop {a, b}, whose sink is b, and has other rows, so no chunk drives it.
   testing::TestGraph g;
   const ir::TensorId x = g.input({1, 4, 4, 2});
-  g.output(g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "a"));
+  ir::PoolAttrs halving;
+  halving.kernel_h = halving.kernel_w = halving.stride_h = halving.stride_w = 2;
+  g.output(g.node(ir::OpType::kMaxPool, {x}, halving, "a"));
   g.output(g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "b"));
   const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
   const Status status = check_row_loop(g.graph, bg, analysis::given_order(bg), {{0, 1}, 2});
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().node, "a");
+}
+
+TEST(RowLoop, AnotherSinkOfTheSameRowsComputesTheLoopsChunk) {
+  // x -> a, x -> b, both 4 rows, both read after the loop {a, b}: a is a
+  // second sink; each iteration computes rows [b, e) of both (tile 2: two
+  // iterations), written into their whole buffers.
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 4, 4, 2});
+  const ir::TensorId a = g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "a");
+  const ir::TensorId b = g.node(ir::OpType::kMaxPool, {x}, ir::PoolAttrs{}, "b");
+  g.output(a);
+  g.output(b);
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(g.graph);
+  Result<Plan> plan = build_row_loop_plan(g.graph, bg, analysis::given_order(bg), {{{0, 1}, 2}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->steps.size(), 1u);
+  const Loop& loop = std::get<Loop>(plan->steps.front().what);
+  EXPECT_EQ(count_iterations(loop), 2);
+  ASSERT_EQ(loop.body.size(), 2u);
+  for (const Step& step : loop.body) {
+    const KernelCall& call = std::get<KernelCall>(step.what);
+    const Sweep& rows = call.outputs.front().sweeps.front();
+    EXPECT_EQ(rows.first, make_chunk_bound(BoundOf::kChunkBegin, 4));
+    EXPECT_EQ(rows.last, make_chunk_bound(BoundOf::kChunkEnd, 4));
+  }
+  EXPECT_EQ(count_plan_macs(g.graph, *plan), ir::count_graph_macs(g.graph));
 }
 
 // --- verify_plan on broken row loops (the chain of the dump above) ------------
