@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "ir/verify_graph.h"
+#include "partition/readers_to_sink_rows.h"
 #include "plan/lower_row_loop.h"
 #include "support/random_nas_chain.h"
 #include "support/row_loop_runs.h"
@@ -71,6 +72,67 @@ std::string check_case(const ChainCase& c) {
   return testing::check_row_plan(net, std::move(*plan), c.workspaces);
 }
 
+// The same chains with the loop ending at a random cell's last operator
+// (before the chain's last cell) and the readers after it that bring the
+// wide tensors it hands on down to its sink's rows run in it
+// (partition/readers_to_sink_rows.h: the next cell's factorized reduce of
+// the tensor two cells back), so the loop has several sinks. Empty when the
+// plan matches the reference; `pulled` counts the loops that took readers.
+std::string check_readers_case(const ChainCase& c, int cell, int& pulled) {
+  const kernel_oracle::OracleCase net = nas_chain::make_random_nas_chain(c.chain);
+  if (Status valid = ir::verify_graph(net.graph); !valid) return "generator: " + valid.error().message;
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(net.graph);
+  // A cell may leave a preprocessed input unread: the loop leaves out what
+  // no graph output depends on.
+  std::vector<bool> needed(bg.operators.size(), false);
+  for (size_t op = bg.operators.size(); op-- > 0;) {
+    for (int b : bg.operators[op].outputs) {
+      const analysis::Buffer& buffer = bg.buffers[static_cast<size_t>(b)];
+      bool read = buffer.is_model_output;
+      for (int consumer : buffer.consumers) read = read || needed[static_cast<size_t>(consumer)];
+      if (read) needed[op] = true;
+    }
+  }
+  const std::string prefix = "cell" + std::to_string(cell) + "/";
+  int last = -1;
+  for (size_t op = 0; op < bg.operators.size(); ++op) {
+    if (needed[op] && bg.operators[op].name.rfind(prefix, 0) == 0) last = static_cast<int>(op);
+  }
+  if (last < 0) return {};  // the cell's output is unread (a 2-cell chain's reduction cells)
+  std::vector<int> stretch;
+  for (int op = std::min(c.first_op, last); op <= last; ++op) {
+    if (needed[static_cast<size_t>(op)]) stretch.push_back(op);
+  }
+  const std::vector<int> ops =
+      partition::add_readers_to_sink_rows(net.graph, bg, stretch, [](const ir::Node&) { return true; });
+  if (ops.size() > stretch.size()) ++pulled;
+  // The given order with the loop's operators together: what depends on the
+  // loop (or is the loop) in its order, after what does not.
+  std::vector<bool> in_loop(bg.operators.size(), false), after(bg.operators.size(), false);
+  for (int op : ops) in_loop[static_cast<size_t>(op)] = true;
+  analysis::Order order;
+  for (int op : analysis::given_order(bg)) {
+    for (int b : bg.operators[static_cast<size_t>(op)].inputs) {
+      const int producer = bg.buffers[static_cast<size_t>(b)].producer;
+      if (producer >= 0 && (in_loop[static_cast<size_t>(producer)] || after[static_cast<size_t>(producer)])) {
+        after[static_cast<size_t>(op)] = true;
+      }
+    }
+    if (!in_loop[static_cast<size_t>(op)] && !after[static_cast<size_t>(op)]) order.push_back(op);
+  }
+  order.insert(order.end(), ops.begin(), ops.end());
+  for (int op : analysis::given_order(bg)) {
+    if (after[static_cast<size_t>(op)] && !in_loop[static_cast<size_t>(op)]) order.push_back(op);
+  }
+  plan::RowLoopSpec spec;
+  spec.ops = ops;
+  const ir::Node& sink = net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(ops.back())).node));
+  spec.tile = std::min(c.tile, net.graph.output_tensor(sink, 0).shape[1]);
+  Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, order, {spec});
+  if (!plan) return "lowering: " + plan.error().format();
+  return testing::check_row_plan(net, std::move(*plan), c.workspaces);
+}
+
 // Random cases: 2-4 cells over stem outputs of 8-16 rows and 4 or 8 cols
 // (multiples of 4:
 // two reduction cells halve them), the loop from the first operator or a
@@ -97,6 +159,22 @@ TEST(RowLoopNasChainExecution, RandomChainsOfCellsInOneRowLoopMatchTheReferenceB
     return describe_case(c) + ": " + failure + "\n" +
            testing::describe_operators(nas_chain::make_random_nas_chain(c.chain).graph);
   });
+}
+
+TEST(RowLoopNasChainExecution, LoopsWithTheReadersThatBringWideTensorsToTheSinksRowsMatchTheReference) {
+  int pulled = 0;
+  testing::for_each_row_seed(40, [&pulled](uint64_t seed) -> std::string {
+    const ChainCase c = make_case(seed);
+    kernel_oracle::Random r(seed + 7);
+    const int cell = static_cast<int>(r.uniform_int(0, c.chain.cells - 2));
+    const std::string failure = check_readers_case(c, cell, pulled);
+    if (failure.empty()) return {};
+    return describe_case(c) + ", loop to the end of cell " + std::to_string(cell) + " with its readers: " + failure +
+           "\n" + testing::describe_operators(nas_chain::make_random_nas_chain(c.chain).graph);
+  });
+  // Every chain has a factorized reduce of the stem in cell 1: the loops
+  // ending at cell 0 take it.
+  EXPECT_GT(pulled, 0);
 }
 
 }  // namespace

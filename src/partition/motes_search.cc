@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "partition/bottleneck_spans.h"
 #include "partition/cells.h"
 #include "partition/contract_loops.h"
+#include "partition/readers_to_sink_rows.h"
 #include "partition/row_loop_overlap_estimate.h"
 #include "partition/scheme_candidates.h"
 
@@ -25,9 +27,13 @@ struct State {
   int64_t cell_peak = 0;
 };
 
-using SchemeKey = std::tuple<int, int, int64_t>;  // first operator, last operator, tile
+// First operator, last operator, operators (a stretch with readers added,
+// readers_to_sink_rows.h, has fewer than its first to last), tile.
+using SchemeKey = std::tuple<int, int, size_t, int64_t>;
 
-SchemeKey key_of(const PartitionScheme& s) { return {s.operators.front(), s.operators.back(), s.tile}; }
+SchemeKey key_of(const PartitionScheme& s) {
+  return {s.operators.front(), s.operators.back(), s.operators.size(), s.tile};
+}
 
 std::vector<SchemeKey> key_of(const State& state) {
   std::vector<SchemeKey> keys;
@@ -70,9 +76,19 @@ class Scorer {
     // A token loop runs only the operators of the stretch its sink's tokens
     // need by tokens (select_loop_operators): attention's keys and values,
     // read whole, are made before it.
+    std::vector<PartitionScheme> wholes;
     Result<PartitionScheme> whole = fail("no kernels", ExitCode::kInternal);
     if (runs(stretch.operators(), options_.runs_by_rows)) {
       whole = make_partition_scheme(graph_, bg_, acg_, stretch.operators(), PartitionAxis::kRows, 1);
+      // A row loop is also tried with the readers after it that bring the
+      // wide tensors it hands on down to its sink's rows (readers_to_sink_rows.h).
+      const std::vector<int> with_readers =
+          add_readers_to_sink_rows(graph_, bg_, stretch.operators(), options_.runs_by_rows);
+      if (whole && with_readers.size() > whole->operators.size()) {
+        Result<PartitionScheme> extended =
+            make_partition_scheme(graph_, bg_, acg_, with_readers, PartitionAxis::kRows, 1);
+        if (extended) wholes.push_back(std::move(*extended));
+      }
     }
     if (!whole) {
       const ir::Node& sink = graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(stretch.last)].node)];
@@ -82,20 +98,22 @@ class Scorer {
         whole = make_partition_scheme(graph_, bg_, acg_, ops, PartitionAxis::kTokens, 1);
       }
     }
-    if (!whole) return it->second;
-    for (int64_t tile : list_tiles(whole->extent, options_.max_tiles)) {
-      PartitionScheme scheme = *whole;
-      scheme.tile = tile;
-      Result<RowGeometry> geometry = compute_row_geometry(graph_, bg_, scheme);
-      if (!geometry) continue;
-      const double delta = options_.scheme_latency_delta(scheme, *geometry);
-      std::vector<RowLoopOverlapPair> overlaps;
-      if (options_.row_overlaps) {
-        overlaps = estimate_row_loop_overlaps(graph_, bg_, scheme, *geometry, kOverlapAlignment);
+    if (whole) wholes.insert(wholes.begin(), std::move(*whole));
+    for (const PartitionScheme& base : wholes) {
+      for (int64_t tile : list_tiles(base.extent, options_.max_tiles)) {
+        PartitionScheme scheme = base;
+        scheme.tile = tile;
+        Result<RowGeometry> geometry = compute_row_geometry(graph_, bg_, scheme);
+        if (!geometry) continue;
+        const double delta = options_.scheme_latency_delta(scheme, *geometry);
+        std::vector<RowLoopOverlapPair> overlaps;
+        if (options_.row_overlaps) {
+          overlaps = estimate_row_loop_overlaps(graph_, bg_, scheme, *geometry, kOverlapAlignment);
+        }
+        auto [facts, inserted] = facts_.try_emplace(
+            key_of(scheme), SchemeFacts{scheme, geometry->internal_bytes(), delta, std::move(overlaps)});
+        it->second.push_back(&facts->second);
       }
-      auto [facts, inserted] = facts_.try_emplace(
-          key_of(scheme), SchemeFacts{scheme, geometry->internal_bytes(), delta, std::move(overlaps)});
-      it->second.push_back(&facts->second);
     }
     return it->second;
   }
@@ -239,11 +257,19 @@ std::vector<Variant> list_variants(const State& state, const Stretch& stretch) {
 }
 
 // `state` with the schemes at `replaced` taken out and `scheme` in, by first
-// operator.
-State replace_schemes(const State& state, const std::vector<size_t>& replaced, const PartitionScheme& scheme) {
+// operator; nullopt when `scheme` shares an operator with a scheme it does
+// not replace (the readers a scheme adds past its stretch,
+// readers_to_sink_rows.h, may reach another loop's operators).
+std::optional<State> replace_schemes(const State& state, const std::vector<size_t>& replaced,
+                                     const PartitionScheme& scheme) {
   State grown;
   for (size_t i = 0; i < state.schemes.size(); ++i) {
-    if (std::find(replaced.begin(), replaced.end(), i) == replaced.end()) grown.schemes.push_back(state.schemes[i]);
+    if (std::find(replaced.begin(), replaced.end(), i) != replaced.end()) continue;
+    const std::vector<int>& kept = state.schemes[i].operators;
+    for (int op : scheme.operators) {
+      if (std::binary_search(kept.begin(), kept.end(), op)) return std::nullopt;
+    }
+    grown.schemes.push_back(state.schemes[i]);
   }
   grown.schemes.push_back(scheme);
   std::sort(grown.schemes.begin(), grown.schemes.end(), [](const PartitionScheme& a, const PartitionScheme& b) {
@@ -330,7 +356,9 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
       for (const State& state : beam) {
         for (const Variant& variant : list_variants(state, stretch)) {
           for (const SchemeFacts* facts : scorer.generate(variant.stretch)) {
-            State grown = replace_schemes(state, variant.replaced, facts->scheme);
+            std::optional<State> replaced = replace_schemes(state, variant.replaced, facts->scheme);
+            if (!replaced) continue;
+            State grown = std::move(*replaced);
             scorer.score(grown, cell);
             note_fit(grown);
             next.push_back(std::move(grown));
@@ -374,11 +402,9 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
     for (size_t i = 0; i + 1 < best.schemes.size(); ++i) {
       const Stretch stretch{best.schemes[i].operators.front(), best.schemes[i + 1].operators.back()};
       for (const SchemeFacts* facts : scorer.generate(stretch)) {
-        State grown;
-        grown.schemes = best.schemes;
-        grown.schemes.erase(grown.schemes.begin() + static_cast<std::ptrdiff_t>(i),
-                            grown.schemes.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-        grown.schemes.insert(grown.schemes.begin() + static_cast<std::ptrdiff_t>(i), facts->scheme);
+        std::optional<State> replaced = replace_schemes(best, {i, i + 1}, facts->scheme);
+        if (!replaced) continue;
+        State grown = std::move(*replaced);
         scorer.score(grown, {});
         note_fit(grown);
         if (less(grown, better)) better = std::move(grown);
@@ -401,7 +427,9 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
     for (const Stretch& span : list_bottleneck_spans(bg, cells, scorer.find_bottlenecks(best), kSpanExtraCells)) {
       for (const Variant& variant : list_variants(best, span)) {
         for (const SchemeFacts* facts : scorer.generate(variant.stretch)) {
-          State grown = replace_schemes(best, variant.replaced, facts->scheme);
+          std::optional<State> replaced = replace_schemes(best, variant.replaced, facts->scheme);
+          if (!replaced) continue;
+          State grown = std::move(*replaced);
           scorer.score(grown, {});
           note_fit(grown);
           if (less(grown, better)) better = std::move(grown);

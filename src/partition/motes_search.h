@@ -11,7 +11,9 @@
 //     (a loop's own tensors when the peak is inside a loop);
 //   - the unvisited cell holding the most bottleneck bytes (line 8);
 //   - for each candidate stretch of it, by depth (scheme_candidates.h), each
-//     beam state grows by every scheme GenSchemes makes of it (every tile),
+//     beam state grows by every scheme GenSchemes makes of it (every tile;
+//     a row scheme also with the readers after it that bring the wide
+//     tensors it hands on to its sink's rows, readers_to_sink_rows.h),
 //     standing alone or merged with the state's scheme next to it (a loop
 //     extended across cells, as patch-based inference runs the first blocks
 //     of MobileNetV2 / MCUNet together), and also stays as it is (MOTES's
@@ -93,7 +95,8 @@ struct MotesSearchResult {
 // Requires: bg == build_buffer_graph(graph); base_order topological for bg;
 // the two callbacks set.
 // Guarantees: every returned scheme passed make_partition_scheme and
-// compute_row_geometry; the schemes' operators are disjoint stretches;
+// compute_row_geometry; the schemes' operators are disjoint (stretches,
+// some with readers after them: readers_to_sink_rows.h);
 // without a memory budget the result's latency is within delta x the
 // ordinary latency (the empty state always is, for delta >= 1, and LessThen
 // prefers it to any state beyond the budget). Deterministic.

@@ -1,0 +1,35 @@
+// A row loop that hands on a tensor wider in rows than its sink keeps it
+// whole (NASNet: the loop over the stem and the first two cells hands cell
+// 1's output, 56 rows, to cell 3, whose factorized reduce brings it to cell
+// 2's 28 rows). Running that reader's chain in the loop, down to tensors of
+// the sink's rows (other sinks, plan/lower_row_loop.h), hands those on
+// instead: the whole wide tensor becomes rows of a loop buffer.
+//
+// Heuristic, not from MOTES: the search scores the loop with and without
+// these readers (motes_search.h) and keeps what is better by LessThen.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "analysis/buffer_graph.h"
+#include "ir/graph.h"
+
+namespace tinyfit::partition {
+
+// What: `ops` (a row loop's operators, ascending BufferGraph indices; the
+// last is its sink) and the operators after the last that read, directly or
+// through each other, a tensor of the loop with more rows than the sink,
+// taken while each reads only tensors of the loop, of these operators or
+// from before the loop's first operator, runs by rows (`runs_by_rows`),
+// makes one NHWC tensor of at least the sink's rows, and (with more rows
+// than the sink) is read by another of them. Operators of the sink's rows
+// end the chains: the loop computes their rows chunk by chunk as its sink's.
+// Requires: bg == build_buffer_graph(graph); ops ascending, non-empty.
+// Guarantees: ascending, a superset of ops, convex when ops is; ops itself
+// when nothing qualifies. O(operators x inputs).
+std::vector<int> add_readers_to_sink_rows(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                          const std::vector<int>& ops,
+                                          const std::function<bool(const ir::Node&)>& runs_by_rows);
+
+}  // namespace tinyfit::partition
