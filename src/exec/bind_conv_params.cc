@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <span>
 
 #include "exec/reference/kernel.h"
 #include "exec/reference/quant_math.h"
@@ -76,13 +77,54 @@ Result<Geometry> describe(const KernelCallContext& context) {
 // Per output channel, the sum of |weight + weight offset| over the channel's
 // weights: rows of `row` elements ([Cout][...]), or every out_channels-th
 // element (DepthwiseConv2D's [1][KH][KW][Cout]).
+// The loops run over whole rows (no division per element) so that the
+// compiler vectorises them: every compile prepares every convolution's
+// constants many times (the latency model counts each candidate's work).
+template <typename Weight>
+std::vector<int64_t> sum_absolute_weights_of(std::span<const Weight> weights, int32_t weight_offset,
+                                             size_t out_channels, bool channel_last) {
+  std::vector<int64_t> sums(out_channels, 0);
+  const size_t row = weights.size() / out_channels;
+  const auto magnitude = [weight_offset](Weight w) {
+    const int32_t v = int32_t{w} + weight_offset;
+    return v < 0 ? -v : v;
+  };
+  if (channel_last) {
+    for (size_t r = 0; r < row; ++r) {
+      const Weight* at = weights.data() + r * out_channels;
+      for (size_t c = 0; c < out_channels; ++c) sums[c] += magnitude(at[c]);
+    }
+    return sums;
+  }
+  for (size_t c = 0; c < out_channels; ++c) {
+    const Weight* at = weights.data() + c * row;
+    int64_t sum = 0;  // at most 2^9 per weight
+    for (size_t k = 0; k < row; ++k) sum += magnitude(at[k]);
+    sums[c] = sum;
+  }
+  return sums;
+}
+
 std::vector<int64_t> sum_absolute_weights(const std::vector<uint8_t>& weights, bool is_signed, int32_t weight_offset,
                                           int64_t out_channels, bool channel_last) {
-  std::vector<int64_t> sums(static_cast<size_t>(out_channels), 0);
-  const size_t row = weights.size() / static_cast<size_t>(out_channels);
-  for (size_t i = 0; i < weights.size(); ++i) {
-    const int64_t w = (is_signed ? static_cast<int8_t>(weights[i]) : weights[i]) + int64_t{weight_offset};
-    sums[channel_last ? i % static_cast<size_t>(out_channels) : i / row] += w < 0 ? -w : w;
+  const auto channels = static_cast<size_t>(out_channels);
+  if (is_signed) {
+    return sum_absolute_weights_of(std::span(reinterpret_cast<const int8_t*>(weights.data()), weights.size()),
+                                   weight_offset, channels, channel_last);
+  }
+  return sum_absolute_weights_of(std::span<const uint8_t>(weights), weight_offset, channels, channel_last);
+}
+
+// Per output channel of a row-major [Cout][...] weight array, the sum of its weights.
+template <typename Weight>
+std::vector<int32_t> sum_weight_rows(std::span<const Weight> weights, size_t out_channels) {
+  std::vector<int32_t> sums(out_channels, 0);
+  const size_t row = weights.size() / out_channels;
+  for (size_t c = 0; c < out_channels; ++c) {
+    const Weight* at = weights.data() + c * row;
+    int32_t sum = 0;
+    for (size_t k = 0; k < row; ++k) sum += at[k];
+    sums[c] = sum;
   }
   return sums;
 }
@@ -207,11 +249,11 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     c.bias_int_ = q.bias;
     if (node.op != ir::OpType::kDepthwiseConv2D) {
       // Row-major [Cout][...]: each output channel's weights are contiguous.
-      const size_t row = c.weights_.size() / static_cast<size_t>(g.out_channels);
-      for (size_t i = 0; i < c.weights_.size(); ++i) {
-        if (i % row == 0) c.weight_sums_.push_back(0);
-        c.weight_sums_.back() += qs8 ? static_cast<int8_t>(c.weights_[i]) : c.weights_[i];
-      }
+      const auto channels = static_cast<size_t>(g.out_channels);
+      c.weight_sums_ =
+          qs8 ? sum_weight_rows(std::span(reinterpret_cast<const int8_t*>(c.weights_.data()), c.weights_.size()),
+                                channels)
+              : sum_weight_rows(std::span<const uint8_t>(c.weights_), channels);
     }
     for (const reference::QuantizedMultiplier& m : q.multipliers) {
       c.multiplier_.push_back(m.multiplier);
