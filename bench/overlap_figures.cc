@@ -37,6 +37,7 @@
 #include "emitted_build.h"
 #include "exec/plan_executor.h"
 #include "ir/verify_graph.h"
+#include "partition/motes_search.h"
 #include "support/byte_size.h"
 #include "support/inverted_bottleneck_nets.h"
 
@@ -53,9 +54,12 @@ driver::TechniqueSet order_and_inplace() { return {true, true, false, false, fal
 driver::TechniqueSet without_overlap() { return {true, true, true, false, false}; }
 driver::TechniqueSet every_technique() { return {true, true, true, false, true}; }
 
+// Each technique set's smallest plan, whatever its latency (the tables print
+// its instruction ratio beside it): the choice without a latency budget.
 Result<driver::CompileReport> compile_with(const ir::Graph& graph, driver::TechniqueSet techniques) {
   driver::CompileOptions options;
   options.techniques = techniques;
+  options.latency_budget = partition::kNoLatencyBudget;  // no motes in these sets: it bounds only the choice
   return driver::compile_model(graph, options);
 }
 

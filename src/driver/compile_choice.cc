@@ -1,5 +1,6 @@
 #include "driver/compile_choice.h"
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -24,27 +25,50 @@ auto memory_key(const CompileCandidate& c) {
   return std::make_tuple(c.arena_bytes, predicted_or_worst(c), c.kernel_calls, static_cast<int>(c.rank));
 }
 
-}  // namespace
-
-std::optional<size_t> choose_candidate(std::span<const CompileCandidate> candidates,
-                                       std::optional<int64_t> sram_bytes) {
+std::optional<size_t> choose_smallest(std::span<const CompileCandidate> candidates, double latency_budget) {
   std::optional<size_t> best;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const CompileCandidate& c = candidates[i];
-    if (!c.built || (sram_bytes && !fits_budget(c, *sram_bytes))) continue;
+    if (!c.built || !within_latency_budget(candidates, c, latency_budget)) continue;
+    if (!best || memory_key(c) < memory_key(candidates[*best])) best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
+bool within_latency_budget(std::span<const CompileCandidate> candidates, const CompileCandidate& candidate,
+                           double latency_budget) {
+  if (std::isinf(latency_budget) || candidates.empty()) return true;
+  const std::optional<double>& ordinary = candidates.front().predicted_instructions;
+  if (!ordinary) return true;
+  // A relative slack of 1e-9 so that a plan the search admitted at exactly δ
+  // is not turned away by the rounding of a different sum.
+  return candidate.predicted_instructions &&
+         *candidate.predicted_instructions <= *ordinary * latency_budget * (1.0 + 1e-9);
+}
+
+std::optional<size_t> choose_candidate(std::span<const CompileCandidate> candidates,
+                                       std::optional<int64_t> sram_bytes, double latency_budget) {
+  if (!sram_bytes) {  // under a budget below 1 even the ordinary plan is over: the smallest of all
+    const std::optional<size_t> within = choose_smallest(candidates, latency_budget);
+    return within ? within : choose_smallest(candidates, std::numeric_limits<double>::infinity());
+  }
+  std::optional<size_t> best;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const CompileCandidate& c = candidates[i];
+    if (!c.built || !fits_budget(c, *sram_bytes)) continue;
     if (!best) {
       best = i;
       continue;
     }
-    const CompileCandidate& b = candidates[*best];
-    const bool better = sram_bytes ? latency_key(c) < latency_key(b) : memory_key(c) < memory_key(b);
-    if (better) best = i;
+    if (latency_key(c) < latency_key(candidates[*best])) best = i;
   }
   return best;
 }
 
 size_t find_smallest_candidate(std::span<const CompileCandidate> candidates) {
-  const std::optional<size_t> smallest = choose_candidate(candidates, std::nullopt);
+  const std::optional<size_t> smallest = choose_smallest(candidates, std::numeric_limits<double>::infinity());
   TINYFIT_CHECK(smallest.has_value()) << "no candidate plan was built";
   return *smallest;
 }

@@ -104,6 +104,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   CompileReport report;
   report.model = graph.source_path;
   report.sram_bytes = options.sram_bytes;
+  report.latency_budget = options.latency_budget;
   report.flash_bytes = graph.flash_bytes();
   report.accumulator_bits = options.accumulator_bits;
   report.target = options.target;
@@ -218,8 +219,9 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     }
   }
 
-  // 7. choose: smallest arena, or under --sram the least latency overhead.
-  report.chosen = choose_candidate(report.candidates, options.sram_bytes);
+  // 7. choose: the smallest arena within the latency budget, or under --sram
+  //    the least latency overhead.
+  report.chosen = choose_candidate(report.candidates, options.sram_bytes, options.latency_budget);
   report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
   const CompileCandidate& result = report.result();
   report.bottleneck = describe_plan_bottleneck(graph, result);

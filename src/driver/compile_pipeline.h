@@ -20,6 +20,7 @@ namespace tinyfit::driver {
 struct CompileReport {
   std::string model;
   std::optional<int64_t> sram_bytes;
+  double latency_budget = 1.05;  // options.latency_budget: bounds the choice without --sram
   // Every candidate tried, in the order built; [0] is the ordinary plan.
   std::vector<CompileCandidate> candidates;
   std::optional<size_t> chosen;  // nullopt: nothing fits --sram (exit 3)

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "driver/compile_choice.h"
 #include "plan/placement_input.h"
 #include "support/byte_size.h"
 #include "support/display_text.h"
@@ -52,7 +53,12 @@ void print_wrapped(std::ostream& out, const std::vector<std::string>& names) {
 }
 
 std::string why_chosen(const driver::CompileReport& r) {
-  if (!r.sram_bytes) return "the smallest arena";
+  if (!r.sram_bytes) {
+    if (std::isinf(r.latency_budget)) return "the smallest arena";
+    char budget[64];
+    std::snprintf(budget, sizeof budget, "the smallest arena within the latency budget %g", r.latency_budget);
+    return budget;
+  }
   return "the least predicted latency within --sram " + format_thousands(*r.sram_bytes) + " bytes";
 }
 
@@ -74,7 +80,7 @@ std::string describe_candidate_status(const driver::CompileReport& report, size_
   if (!c.built) return "not built yet";
   if (report.chosen == candidate) return "chosen";
   if (report.sram_bytes) return driver::fits_budget(c, *report.sram_bytes) ? "fits" : "over budget";
-  return "larger";
+  return driver::within_latency_budget(report.candidates, c, report.latency_budget) ? "larger" : "slower";
 }
 
 void print_compile_text(std::ostream& out, const driver::CompileReport& r, const std::string& svg_path) {
@@ -175,6 +181,7 @@ nlohmann::json make_compile_json(const driver::CompileReport& r, const std::stri
   for (const driver::LiveTensor& t : r.bottleneck.tensors) tensors.push_back({{"name", t.name}, {"bytes", t.bytes}});
   return {{"model", r.model},
           {"sram_bytes", r.sram_bytes ? nlohmann::json(*r.sram_bytes) : nlohmann::json()},
+          {"latency_budget", std::isinf(r.latency_budget) ? nlohmann::json() : nlohmann::json(r.latency_budget)},
           {"chosen", c.name},
           {"peak_bytes", c.peak_bytes},
           {"arena_bytes", c.arena_bytes},

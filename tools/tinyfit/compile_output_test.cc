@@ -41,6 +41,20 @@ TEST(CompileOutput, StatusSaysChosenOverBudgetOrNotBuiltYet) {
   EXPECT_EQ(describe_candidate_status(r, 2), "not built yet");
 }
 
+TEST(CompileOutput, WithoutSramASmallerPlanOverTheLatencyBudgetIsSlower) {
+  driver::CompileReport r = make_report();
+  r.sram_bytes.reset();
+  r.latency_budget = 1.05;
+  r.candidates[0].predicted_instructions = 1000;
+  r.candidates[1].predicted_instructions = 1040;
+  r.candidates.push_back(make_candidate("pex+inplace", 2000));
+  r.candidates[3].predicted_instructions = 1200;
+  EXPECT_EQ(describe_candidate_status(r, 0), "larger");
+  EXPECT_EQ(describe_candidate_status(r, 1), "chosen");
+  EXPECT_EQ(describe_candidate_status(r, 3), "slower");
+  EXPECT_EQ(make_compile_json(r, "")["latency_budget"], 1.05);
+}
+
 TEST(CompileOutput, JsonHasTheDesignFieldsAndCompilesOwn) {
   const nlohmann::json j = make_compile_json(make_report(), "");
   for (const char* field : {"peak_bytes", "arena_bytes", "flash_bytes", "macs", "techniques", "bottleneck", "verified",
