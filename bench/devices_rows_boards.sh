@@ -14,6 +14,7 @@ models=${2:-../shared/models}
 rows=(
   "zoo:mobilenetv2-224-int8|2|128KiB"
   "zoo:mobilenetv2-224-int8|4|128KiB"
+  "$models/tflite/mcunet/mcunet-320kb-1mb_imagenet.tflite|2|64KiB"
   "$models/tflite/mcunet/mcunet-320kb-1mb_imagenet.tflite|4|64KiB"
 )
 status=0

@@ -48,12 +48,11 @@ class ProgramsBuilder {
   }
 
   Result<RowPrograms> build(const RowsCompileReport& report) {
-    int64_t gathered = 0;  // the gather buffer before this stage (its band plan on device 0 covers it)
+    int64_t gathered = 0;  // the end of the gather buffer before this stage (its band plan on device 0 covers it)
     for (const RowsCompileReport* stage = &report; stage != nullptr; stage = stage->tail_rows.get()) {
       add_bands(*stage, stage == &report, gathered);
       if (stage->tail_rows) {
-        TINYFIT_RETURN_IF_ERROR(gather_and_scatter(*stage));
-        gathered = stage->gather_bytes;
+        TINYFIT_ASSIGN_OR_RETURN(gathered, gather_and_scatter(*stage));
       } else {
         TINYFIT_RETURN_IF_ERROR(gather_into_tail(*stage));
       }
@@ -142,15 +141,45 @@ class ProgramsBuilder {
   }
 
   // A stage with a further one: the shares land in the gather buffer (the
-  // boundary tensors whole, one after another from offset 0), and device 0
-  // hands every device its next band's inputs from there.
-  Status gather_and_scatter(const RowsCompileReport& stage) {
+  // boundary tensors whole, one after another), and device 0 hands every
+  // device its next band's inputs from there. The buffer starts at offset 0,
+  // its tensors in the tail's input order; when device 0's moves into it or
+  // out of it would land on one another's sources (order-block-moves finds no
+  // order), the tensors are laid out in another order (every permutation of
+  // the first kMaxPermuted), then from other offsets: ending where the larger
+  // of device 0's two band arenas (or the buffer) ends, and every 16th byte in
+  // between (its SRAM covers them all). Returns the end of the gather buffer.
+  Result<int64_t> gather_and_scatter(const RowsCompileReport& stage) {
+    constexpr int64_t kStep = 16;
+    constexpr size_t kMaxPermuted = 4;  // 24 orders at most, each tried at every base: a few moves per try
+    const int64_t top = std::max({stage.bands[0].report.result().arena_bytes,
+                                  stage.tail_rows->bands[0].report.result().arena_bytes, stage.gather_bytes});
+    std::vector<int64_t> bases = {0, top - stage.gather_bytes};
+    for (int64_t base = kStep; base < top - stage.gather_bytes; base += kStep) bases.push_back(base);
+    std::vector<size_t> order(stage.tail_graph.inputs.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    const auto permuted_end = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), kMaxPermuted));
+    const std::vector<std::vector<codegen::DeviceStep>> before = out_.steps;
+    for (int64_t base : bases) {
+      do {
+        out_.steps = before;
+        if (gather_and_scatter_at(stage, base, order)) return base + stage.gather_bytes;
+      } while (std::next_permutation(order.begin(), permuted_end));
+    }
+    out_.steps = before;
+    TINYFIT_RETURN_IF_ERROR(gather_and_scatter_at(stage, 0, order));  // the cycle's message
+    return stage.gather_bytes;
+  }
+
+  // gather_and_scatter with the gather buffer from offset `base`, the
+  // boundary tensors (tail inputs) in `order`.
+  Status gather_and_scatter_at(const RowsCompileReport& stage, int64_t base, const std::vector<size_t>& order) {
     const ir::Graph& tail_graph = stage.tail_graph;
-    std::vector<int64_t> offsets;  // per boundary tensor (= tail input), in the gather buffer
-    int64_t offset = 0;
-    for (ir::TensorId t : tail_graph.inputs) {
-      offsets.push_back(offset);
-      offset += tail_graph.tensor(t).size_bytes();
+    std::vector<int64_t> offsets(tail_graph.inputs.size());  // per boundary tensor (= tail input), in the gather buffer
+    int64_t offset = base;
+    for (size_t k : order) {
+      offsets[k] = offset;
+      offset += tail_graph.tensor(tail_graph.inputs[k]).size_bytes();
     }
     const auto gathered_rows = [&](size_t b, ir::Range rows) {
       const int64_t bytes = row_bytes(tail_graph.tensor(tail_graph.inputs.at(b)));
