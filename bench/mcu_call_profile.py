@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Per-call instructions of a model's emitted C on the emulated Cortex-M4.
 
-Usage: bench/mcu_call_profile.py MODEL [--tinyfit build/tinyfit] [--work DIR] [-- COMPILE_FLAGS...]
+Usage: bench/mcu_call_profile.py MODEL [--tinyfit build/tinyfit] [--work DIR] [--emitted DIR] [-- COMPILE_FLAGS...]
 
 Compiles MODEL with `tinyfit compile --emit c` (default flags: --techniques none
 --sram 320KiB, the ordinary plan that is vww_96's and most CI models' fastest
@@ -12,7 +12,10 @@ tick), runs one warm-up and one counted inference on the same input pattern as
 output values from `tinyfit info --json`) and the totals per operator type.
 The counter reads add about 40 instructions a call, which the total (read
 around the whole invoke) includes: vww_96's 30 calls read 16,040,040 where
-tinyfit_bench_mcu read 16,038,840. A node split over several calls counts its
+tinyfit_bench_mcu read 16,038,840. --emitted profiles C emitted before (e.g.
+a program directory tinyfit_bench_mcu leaves under
+build/tests/mcu/programs/bench/, such as overhead_mcunet_vww_pex_m4, the
+smallest-peak PEX plan of its PEX table) instead of compiling MODEL. A node split over several calls counts its
 MACs once per call (ordinary plans make one call a node). For finding where a
 plan's instructions go; tinyfit_bench_mcu gives the table figures.
 """
@@ -78,11 +81,13 @@ def main():
     parser.add_argument("model")
     parser.add_argument("--tinyfit", default=os.path.join(REPO, "build", "tinyfit"))
     parser.add_argument("--work", default=os.path.join(REPO, "build", "bench", "call_profile"))
+    parser.add_argument("--emitted", help="a directory of emitted C (model.c, runtime/) to profile instead")
     parser.add_argument("compile_flags", nargs="*", default=["--techniques", "none", "--sram", "320KiB"])
     args = parser.parse_args()
-    emitted = os.path.join(args.work, "c")
+    emitted = args.emitted or os.path.join(args.work, "c")
     os.makedirs(args.work, exist_ok=True)
-    run([args.tinyfit, "compile", args.model, "--emit", "c", "--out", emitted] + args.compile_flags)
+    if not args.emitted:
+        run([args.tinyfit, "compile", args.model, "--emit", "c", "--out", emitted] + args.compile_flags)
     info = json.loads(subprocess.run([args.tinyfit, "info", args.model, "--json"], stdout=subprocess.PIPE, text=True,
                                      check=True).stdout)
     prefix = re.search(r"int (\w+)_invoke\(void\)", open(os.path.join(emitted, "model.c")).read()).group(1)
@@ -99,7 +104,7 @@ def main():
         "-I" + BOARD, "-I" + emitted, "-I" + os.path.join(emitted, "runtime", "include"), "-o", elf,
         os.path.join(BOARD, "startup.c"), os.path.join(args.work, "main.c"),
         os.path.join(args.work, "model_profiled.c")] +
-        sorted(os.path.join(kernels_dir, k) for k in os.listdir(kernels_dir)) + ["-lm", "-lc", "-lgcc"])
+        sorted(os.path.join(kernels_dir, k) for k in os.listdir(kernels_dir) if k.endswith(".c")) + ["-lm", "-lc", "-lgcc"])
     out = run(["timeout", "600", "qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial",
                "none", "-semihosting-config", "enable=on,target=native", "-icount", "shift=0", "-kernel", elf])
     counts = [int(v) for v in out.split()]

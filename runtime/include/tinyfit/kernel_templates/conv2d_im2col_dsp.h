@@ -277,10 +277,36 @@ static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, 
   y[2][c] = dsp_requantize((c & 1) ? a21 : a20, &q, clamp);
 }
 
+/* What every group of pixels of a whole / chunk call shares: the weights,
+ * `groups` 64-bit words a channel pair, and the constants of the
+ * requantisation, made once a call. */
+typedef struct im2col_call {
+  const tf_conv_params* p;
+  const uint64_t* words;
+  int32_t groups;
+  uint32_t w_offset_lanes;
+  int32_t narrowed; /* the activation narrows the element range: stores clamp lane-wise */
+  dsp_clamp clamp;
+} im2col_call;
+
+static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
+  im2col_call k;
+  k.p = p;
+  k.words = (const uint64_t*)p->weights;
+  k.groups = groups;
+  k.w_offset_lanes = tf_splat_lanes(p->weight_offset);
+  k.clamp = dsp_make_clamp(p);
+  k.narrowed = dsp_clamp_narrows(&k.clamp);
+  return k;
+}
+
 /* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
- * at channel c - out_begin (a repeated pixel stores its first pixel's value
- * again): the pairs (2i, 2i + 1) that hold them, each pair's `groups` 64-bit
- * words from `words` on, channel 2i's four taps of a group in the low half
+ * at y[i][c] (y[i] already moved back by the call's first channel; a
+ * repeated pixel stores its first pixel's value again), with the call's
+ * constants made once a call (im2col_call: made once a group of three
+ * pixels, they cost a 1x1 chunk of 8 of 48 channels about 60 instructions a
+ * group more): the pairs (2i, 2i + 1) that hold them, each pair's `groups`
+ * 64-bit words from `words` on, channel 2i's four taps of a group in the low half
  * and 2i + 1's in the high one, so one load brings both; a channel whose
  * partner is outside the range runs im2col_lone_channel. Per pair:
  * acc[p][j] += weights of channel j . column p for the three pixels, two
@@ -296,16 +322,15 @@ static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, 
  * the weights, bias, constants and output run on from pair to pair as
  * pointers (indexing them by channel cost about 16 instructions a pair more,
  * reloaded from the stack after the dot products). */
-TF_INNER_LOOP static void im2col_channels(const uint64_t* columns, const uint64_t* words, int32_t groups,
-                                          int32_t c_begin, int32_t c_end, const im2col_targets* targets,
-                                          const tf_view* output, const tf_conv_params* p, int32_t out_begin) {
-  const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
-  const dsp_clamp clamp = dsp_make_clamp(p);
-  const int32_t narrowed = dsp_clamp_narrows(&clamp);
-  const int32_t count = targets->count;
-  dsp_element* y[IM2COL_PIXELS];
-  int32_t c = c_begin, i;
-  for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets->y[i < count ? i : 0] - out_begin;
+TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_call* k, int32_t c_begin, int32_t c_end,
+                                       dsp_element* const y[IM2COL_PIXELS]) {
+  const uint64_t* const words = k->words;
+  const int32_t groups = k->groups;
+  const uint32_t w_offset_lanes = k->w_offset_lanes;
+  const dsp_clamp clamp = k->clamp;
+  const int32_t narrowed = k->narrowed;
+  const tf_conv_params* const p = k->p;
+  int32_t c = c_begin;
   if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, &clamp);
   if (c + 1 < c_end) {
     /* The pairs' weights are consecutive: w runs on from pair to pair. */
@@ -378,26 +403,26 @@ static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* ou
 
 /* im2col_run for a dense pointwise call: three pixels at a time, each
  * pixel's channels widened straight into its column (a last group of fewer
- * repeats its first pixel, as im2col_run does). */
-static void im2col_run_dense_pointwise(const tf_view* input, const tf_view* output, const tf_conv_params* p,
+ * repeats its first pixel, as im2col_run does), then im2col_pairs. */
+static void im2col_run_dense_pointwise(const tf_view* input, const tf_view* output, const im2col_call* k,
                                        const im2col_columns* cols, int32_t out_begin, int32_t out_end,
                                        uint32_t x_offset_lanes) {
   const dsp_element* const x = (const dsp_element*)input->data;
   const ptrdiff_t x_step = input->strides[2], y_step = output->strides[2];
   const int32_t pixels = output->shape[0] * output->shape[1] * output->shape[2];
   const int32_t groups = cols->k4 >> 2;
+  dsp_element* const y0 = (dsp_element*)output->data - out_begin;
   int32_t first_pixel;
   for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
-    im2col_targets targets;
+    dsp_element* y[IM2COL_PIXELS];
+    const int32_t count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
     int32_t i;
-    targets.count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
     for (i = 0; i < IM2COL_PIXELS; ++i) {
-      const ptrdiff_t pixel = first_pixel + (i < targets.count ? i : 0);
-      targets.y[i] = pixel * y_step;
+      const ptrdiff_t pixel = first_pixel + (i < count ? i : 0);
+      y[i] = y0 + pixel * y_step;
       im2col_widen(cols, i, 0, x + pixel * x_step, groups, x_offset_lanes);
     }
-    im2col_channels(cols->words, (const uint64_t*)p->weights, groups, out_begin, out_end, &targets, output, p,
-                    out_begin);
+    im2col_pairs(cols->words, k, out_begin, out_end, y);
   }
 }
 
@@ -432,8 +457,9 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   cols.words = (uint64_t*)(void*)workspace;
   cols.staging = (dsp_element*)(void*)(workspace + (ptrdiff_t)cols.k4 * 2 * IM2COL_PIXELS);
 #ifndef TF_CONV_IM2COL_DSP_ACCUMULATE
+  const im2col_call k = im2col_make_call(p, row_k4 >> 2);
   if (im2col_is_dense_pointwise(input, output, p, &win)) {
-    im2col_run_dense_pointwise(input, output, p, &cols, out_begin, out_end, x_offset_lanes);
+    im2col_run_dense_pointwise(input, output, &k, &cols, out_begin, out_end, x_offset_lanes);
     return;
   }
 #endif
@@ -466,8 +492,11 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
                                  row_k4, cols.k4, c_begin, c_end, &targets, output, p, bits, first);
 #else
       (void)in_begin, (void)bits, (void)first;
-      im2col_channels(cols.words, (const uint64_t*)p->weights, row_k4 >> 2, c_begin, c_end, &targets, output, p,
-                      out_begin);
+      {
+        dsp_element* y[IM2COL_PIXELS];
+        for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets.y[i] - out_begin;
+        im2col_pairs(cols.words, &k, c_begin, c_end, y);
+      }
 #endif
     }
   }
