@@ -89,11 +89,14 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
                                                const CompileOptions& options);
 
 // Segment-level overlap (plan/lower_overlap.h) on a built candidate's plan,
-// placed again; named "<base>+overlap". Of the plan with every overlap and
-// the one with unfused calls overlapped only where the peak needs it
-// (OverlapOptions::only_where_the_peak_needs_it), the second when its arena
-// is no larger and its predicted instructions no more. nullopt when nothing
-// could be fused or overlapped (the plan would be the base's).
+// placed again; named "<base>+overlap". Lowered with every block fused and
+// every overlap, with unfused calls overlapped only where the peak needs it
+// (OverlapOptions::only_where_the_peak_needs_it), with blocks fused only
+// where the peak needs it too (fuse_only_where_the_peak_needs_it) and, under
+// options.sram_bytes, only where the budget needs it; of these, the fastest
+// predicted that fits the budget, or without one the smallest arena (the
+// fewest predicted instructions on a tie). nullopt when nothing could be
+// fused or overlapped (the plan would be the base's).
 Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
                                                                 const CompileOptions& options);
 

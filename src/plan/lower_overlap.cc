@@ -144,18 +144,19 @@ void drop_unused_buffers(Plan& plan) {
   for (BufferId& b : plan.outputs) rename(b);
 }
 
-// Fuses every inverted bottleneck it can, longest chain (with the residual
-// Add) first, when that does not raise the plan's peak: the ring of expanded
-// pixels is larger than the tensors it replaces on tiny images. Returns how
-// many.
-int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignment) {
+// Fuses every inverted bottleneck it can but those whose first node is in
+// `left_unfused`, longest chain (with the residual Add) first, when that does
+// not raise the plan's peak: the ring of expanded pixels is larger than the
+// tensors it replaces on tiny images. Returns how many.
+int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignment,
+                              const std::vector<ir::NodeId>& left_unfused) {
   int fused = 0;
   int64_t peak = compute_plan_memory(plan).peak_bytes;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     for (size_t length : {size_t{4}, size_t{3}}) {
       Plan trial = plan;
       std::optional<KernelCall> call = try_fuse(graph, trial, find_buffer_uses(trial), s, length, alignment);
-      if (!call) continue;
+      if (!call || std::find(left_unfused.begin(), left_unfused.end(), call->node) != left_unfused.end()) continue;
       trial.steps.erase(trial.steps.begin() + static_cast<std::ptrdiff_t>(s),
                         trial.steps.begin() + static_cast<std::ptrdiff_t>(s + length));
       trial.steps.insert(trial.steps.begin() + static_cast<std::ptrdiff_t>(s), Step{std::move(*call)});
@@ -276,23 +277,59 @@ int drop_overlaps_the_peak_does_not_need(Plan& plan) {
   return dropped;
 }
 
-}  // namespace
-
-OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
+// Steps 1-3 of apply_overlap, the blocks starting at `left_unfused` not fused.
+OverlapResult lower_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options,
+                            const std::vector<ir::NodeId>& left_unfused) {
   OverlapResult result;
-  if (options.fuse_inverted_bottlenecks) result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment);
+  if (options.fuse_inverted_bottlenecks) {
+    result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment, left_unfused);
+  }
   result.overlaps = declare_overlaps(graph, plan, options.alignment);
   if (options.only_where_the_peak_needs_it) {
     result.dropped = drop_overlaps_the_peak_does_not_need(plan);
     result.overlaps -= result.dropped;
   }
-  if (result.fused + result.overlaps > 0) plan.techniques.push_back("overlap");
+  result.plan = std::move(plan);
+  return result;
+}
+
+// The first node of every fused call, in step order.
+std::vector<ir::NodeId> list_fused_blocks(const Plan& plan) {
+  std::vector<ir::NodeId> heads;
+  for (const Step& step : plan.steps) {
+    if (!step.is_loop() && !step.call().fused.empty()) heads.push_back(step.call().node);
+  }
+  return heads;
+}
+
+}  // namespace
+
+OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
+  OverlapResult result = lower_overlap(graph, plan, options, {});
+  if (options.fuse_inverted_bottlenecks && options.fuse_only_where_the_peak_needs_it) {
+    const int64_t limit =
+        std::max(compute_plan_memory(result.plan).peak_bytes, options.fusion_peak_allowance_bytes);
+    std::vector<ir::NodeId> left_unfused;
+    for (ir::NodeId head : list_fused_blocks(result.plan)) {
+      left_unfused.push_back(head);
+      OverlapResult trial = lower_overlap(graph, plan, options, left_unfused);
+      if (compute_plan_memory(trial.plan).peak_bytes <= limit) {
+        result = std::move(trial);
+      } else {
+        left_unfused.pop_back();
+      }
+    }
+    result.unfused = static_cast<int>(left_unfused.size());
+  }
+  if (result.fused + result.overlaps > 0) result.plan.techniques.push_back("overlap");
   result.note = "overlap: " + std::to_string(result.fused) + " inverted bottlenecks fused, " +
                 std::to_string(result.overlaps) + " outputs over consumed inputs";
+  if (result.unfused > 0) {
+    result.note += " (" + std::to_string(result.unfused) + " more blocks the peak does not need left unfused)";
+  }
   if (result.dropped > 0) {
     result.note += " (" + std::to_string(result.dropped) + " more the peak does not need left ordinary)";
   }
-  result.plan = std::move(plan);
   return result;
 }
 

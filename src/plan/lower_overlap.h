@@ -27,6 +27,18 @@ struct OverlapOptions {
   // interior rows) are faster, so an overlap away from the peak costs time
   // and saves no memory.
   bool only_where_the_peak_needs_it = false;
+  // Fuse an inverted bottleneck only where the peak needs it: after fusing
+  // every block it can, each fused block is left unfused again, one at a
+  // time in step order (the whole lowering redone each time), when the
+  // plan's peak stays at most max(its peak with every block fused,
+  // fusion_peak_allowance_bytes). The fused kernel computes a block pixel by
+  // pixel from a ring of expanded pixels and is slower than the ordinary
+  // kernels of the block's calls, so a fusion the peak does not need costs
+  // time and saves no memory. Greedy in step order, not optimal.
+  bool fuse_only_where_the_peak_needs_it = false;
+  // The peak the unfused blocks may raise the plan to (a --sram budget; 0:
+  // no higher than with every block fused).
+  int64_t fusion_peak_allowance_bytes = 0;
 };
 
 struct OverlapResult {
@@ -34,6 +46,7 @@ struct OverlapResult {
   int fused = 0;     // fused calls
   int overlaps = 0;  // calls that declare an overlap
   int dropped = 0;   // overlaps removed again (only_where_the_peak_needs_it)
+  int unfused = 0;   // fusable blocks left unfused (fuse_only_where_the_peak_needs_it)
   std::string note;  // for the candidate report
 };
 
@@ -53,6 +66,8 @@ struct OverlapResult {
 //     addressing, no wrap-around;
 //  3. with only_where_the_peak_needs_it, the overlaps of unfused calls the
 //     peak does not need are removed again, one at a time in step order.
+// With fuse_only_where_the_peak_needs_it, steps 1-3 are redone with each
+// fused block left unfused in turn, kept unfused when the peak allows.
 // Requires: plan from build_operator_plan or build_pex_plan, not placed.
 // Guarantees: verify_plan holds; MACs and the graph's outputs unchanged; the
 // peak not above the input plan's;

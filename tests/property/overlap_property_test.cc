@@ -4,7 +4,8 @@
 // flattening FullyConnected head, int8 and uint8, sometimes with an early
 // tensor kept as a second model output (which no overlap may consume). Each is
 // lowered with the given and the best operator order, with and without
-// in-place merges, then fused and overlapped (plan/lower_overlap.h), placed,
+// in-place merges, then fused and overlapped (plan/lower_overlap.h; also with
+// overlaps and fusions only where the peak, or a peak allowance, needs them), placed,
 // verified and executed in an arena of exactly arena_bytes filled with poison
 // in the checking mode (every read checked against the last writer of its
 // bytes), and compared bit for bit with the reference interpreter. MACs must
@@ -139,7 +140,15 @@ std::string check_net(const NetSpec& spec) {
       // peak needs it: the same peak, never more overlaps.
       plan::OverlapOptions only_needed;
       only_needed.only_where_the_peak_needs_it = true;
-      const plan::OverlapResult fewer = plan::apply_overlap(graph, std::move(base), only_needed);
+      const plan::OverlapResult fewer = plan::apply_overlap(graph, base, only_needed);
+      // Fusions only where the peak needs them: never a higher peak (a block
+      // left unfused can even lower it: its calls' overlaps), or with an
+      // allowance (the base plan's peak, as a --sram budget), at most that.
+      plan::OverlapOptions fuse_needed = only_needed;
+      fuse_needed.fuse_only_where_the_peak_needs_it = true;
+      const plan::OverlapResult fewer_fused = plan::apply_overlap(graph, base, fuse_needed);
+      fuse_needed.fusion_peak_allowance_bytes = base_peak;
+      const plan::OverlapResult allowed = plan::apply_overlap(graph, std::move(base), fuse_needed);
       const auto count_overlaps = [](const plan::Plan& p) {
         int n = 0;
         for (const plan::Step& step : p.steps) n += !step.is_loop() && step.call().overlap ? 1 : 0;
@@ -153,7 +162,13 @@ std::string check_net(const NetSpec& spec) {
                std::to_string(count_overlaps(every)) + " overlaps, " + std::to_string(count_overlaps(fewer.plan)) +
                " left";
       }
-      for (const plan::Plan* lowered : {&every, &fewer.plan}) {
+      if (plan::compute_plan_memory(fewer_fused.plan).peak_bytes > plan::compute_plan_memory(every).peak_bytes) {
+        return what + " (fusions only where the peak needs them): the peak rose";
+      }
+      if (fewer_fused.fused > fewer.fused || allowed.fused > fewer.fused) {
+        return what + " (fusions only where the peak needs them): more blocks fused than with every fusion";
+      }
+      for (const plan::Plan* lowered : {&every, &fewer.plan, &fewer_fused.plan, &allowed.plan}) {
         plan::Plan plan = *lowered;
         if (plan::count_plan_macs(graph, plan) != ir::count_graph_macs(graph)) return what + ": MACs changed";
         if (plan::compute_plan_memory(plan).peak_bytes > base_peak) return what + ": the peak rose";
