@@ -1,6 +1,7 @@
 #include "cost_probes.h"
 
 #include <functional>
+#include <limits>
 
 #include "checked_model.h"
 #include "exec/add_kernel_workspaces.h"
@@ -441,19 +442,56 @@ OracleCase make_row_chain(Random& r, DType dtype) {
   return row_chain::make_random_row_chain(spec);
 }
 
+// A cheap producer (a 1x1 max pool) under a tall window (a depthwise
+// convolution or max pool of 3-7 rows, stride 1) at MobileNet and MCUNet
+// feature-map sizes: as one row loop of 1-3 rows (make_row_loop_plan), each
+// iteration's BlockConcat copy (tf_x8_copy) keeps 2-6 rows of the producer's
+// output and is a large part of the work, so the copy row is fitted on what
+// copies cost rather than on what the row chains' convolutions leave over.
+OracleCase make_row_copy(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t rows = r.pick(std::vector<int64_t>{28, 56, 56, 80, 112});
+  const int64_t channels = r.pick(std::vector<int64_t>{8, 16, 24, 32});
+  const int64_t kernel_h = r.pick(std::vector<int64_t>{3, 3, 5, 7});
+  const int64_t kernel_w = r.chance(0.5) ? 1 : 3;
+  const auto q = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
+  const ir::TensorId x =
+      kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, {1, rows, rows, channels}, -1, 1), q);
+  const ir::TensorId p = kernel_oracle::add_tensor(c, "p", dtype, {1, rows, rows, channels}, q);
+  ir::PoolAttrs one;
+  one.kernel_h = one.kernel_w = 1;
+  kernel_oracle::set_node(c, OpType::kMaxPool, {x}, {p}, one);
+  const int64_t pad_top = (kernel_h - 1) / 2, pad_left = (kernel_w - 1) / 2;
+  const SizedWindow window{rows, rows, kernel_h, kernel_w, 1, pad_top, pad_left, kernel_h - 1 - pad_top,
+                           kernel_w - 1 - pad_left};
+  const ir::Shape y_shape{1, window.out_rows(), window.out_cols(), channels};
+  if (r.chance(0.7)) {
+    add_conv_node(c, r, dtype, OpType::kDepthwiseConv2D, p, {1, kernel_h, kernel_w, channels}, y_shape, channels,
+                  kernel_h * kernel_w, conv_attrs(window));
+  } else {
+    const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, y_shape, q);
+    ir::PoolAttrs tall;
+    tall.kernel_h = kernel_h;
+    tall.kernel_w = kernel_w;
+    tall.pad = {window.pad_top, window.pad_left, window.pad_bottom, window.pad_right};
+    kernel_oracle::set_node(c, OpType::kMaxPool, {p}, {y}, tall);
+  }
+  return c;
+}
+
 // --- Plans ---------------------------------------------------------------------
 
 Result<plan::Plan> place_and_verify(const ir::Graph& graph, plan::Plan plan);
 
 // The whole graph as one row loop (plan/lower_row_loop.h), `tile` rows of its
-// output at a time: the calls of MOTES's row loops on windows of rows, and
+// output at a time (1 to the smaller of `max_tile` and a third of them): the calls of MOTES's row loops on windows of rows, and
 // the BlockConcat copies (tf_x8_copy) that keep the rows a window reads again.
-Result<plan::Plan> make_row_loop_plan(const ir::Graph& graph, Random& r) {
+Result<plan::Plan> make_row_loop_plan(const ir::Graph& graph, Random& r, int64_t max_tile) {
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   std::vector<int> ops(bg.operators.size());
   for (size_t i = 0; i < ops.size(); ++i) ops[i] = static_cast<int>(i);
   const int64_t rows = graph.tensor(graph.outputs.front()).shape[1];
-  const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, rows / 3));
+  const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, std::min(max_tile, rows / 3)));
   TINYFIT_ASSIGN_OR_RETURN(plan::Plan plan,
                            plan::build_row_loop_plan(graph, bg, analysis::given_order(bg), {{ops, tile}}));
   return place_and_verify(graph, std::move(plan));
@@ -558,6 +596,9 @@ std::vector<Maker> list_makers() {
                         [t](Random& r) { return make_depthwise_block(r, t); }, 4, false});
     }
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
+    if (t != DType::kF32) {
+      makers.push_back({"row_copy" + s, "row_chain" + s, [t](Random& r) { return make_row_copy(r, t); }, 2, false});
+    }
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
   makers.push_back({"lrn", "elementwise_f32", [](Random& r) { return make_lrn_case(r); }, 2, false});
@@ -631,7 +672,8 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
         continue;
       }
       if (row_chain) {
-        add_with_workspaces(name, maker.group, c.graph, make_row_loop_plan(c.graph, r));
+        const int64_t max_tile = maker.name.starts_with("row_copy") ? 3 : std::numeric_limits<int64_t>::max();
+        add_with_workspaces(name, maker.group, c.graph, make_row_loop_plan(c.graph, r, max_tile));
         continue;
       }
       if (chain) {

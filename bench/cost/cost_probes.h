@@ -10,6 +10,8 @@
 //  - those in channel-chunk and row-chunk loops (PEX and row calls);
 //  - random chains of convolutions, pools and residual Adds as one row loop
 //    (MOTES's row loops: calls on windows of rows, BlockConcat copies);
+//  - a cheap producer under a tall window at feature-map sizes, as a row
+//    loop of 1-3 rows, where the BlockConcat copies are much of the work;
 //  - each of those plans again with the workspaces of its calls' fastest
 //    primitives (exec/add_kernel_workspaces.h: im2col + GEMM), so the
 //    __dsp kernels are measured with and without them;
