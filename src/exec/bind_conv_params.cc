@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <span>
 
@@ -77,30 +78,35 @@ Result<Geometry> describe(const KernelCallContext& context) {
 // Per output channel, the sum of |weight + weight offset| over the channel's
 // weights: rows of `row` elements ([Cout][...]), or every out_channels-th
 // element (DepthwiseConv2D's [1][KH][KW][Cout]).
-// The loops run over whole rows (no division per element) so that the
-// compiler vectorises them: every compile prepares every convolution's
-// constants many times (the latency model counts each candidate's work).
+// Per output channel of a row-major [Cout][...] weight array, the sum of
+// term(weight) over its row. The loops run over whole rows, with no division
+// per weight: every compile prepares every convolution's constants many
+// times (the latency model counts each candidate's work).
+template <typename Sum, typename Weight, typename Term>
+std::vector<Sum> sum_rows(std::span<const Weight> weights, size_t out_channels, Term term) {
+  std::vector<Sum> sums(out_channels, 0);
+  const size_t row = weights.size() / out_channels;
+  for (size_t c = 0; c < out_channels; ++c) {
+    const Weight* at = weights.data() + c * row;
+    Sum sum = 0;
+    for (size_t k = 0; k < row; ++k) sum += term(at[k]);
+    sums[c] = sum;
+  }
+  return sums;
+}
+
 template <typename Weight>
 std::vector<int64_t> sum_absolute_weights_of(std::span<const Weight> weights, int32_t weight_offset,
                                              size_t out_channels, bool channel_last) {
-  std::vector<int64_t> sums(out_channels, 0);
-  const size_t row = weights.size() / out_channels;
   const auto magnitude = [weight_offset](Weight w) {
     const int32_t v = int32_t{w} + weight_offset;
     return v < 0 ? -v : v;
   };
-  if (channel_last) {
-    for (size_t r = 0; r < row; ++r) {
-      const Weight* at = weights.data() + r * out_channels;
-      for (size_t c = 0; c < out_channels; ++c) sums[c] += magnitude(at[c]);
-    }
-    return sums;
-  }
-  for (size_t c = 0; c < out_channels; ++c) {
-    const Weight* at = weights.data() + c * row;
-    int64_t sum = 0;  // at most 2^9 per weight
-    for (size_t k = 0; k < row; ++k) sum += magnitude(at[k]);
-    sums[c] = sum;
+  if (!channel_last) return sum_rows<int64_t>(weights, out_channels, magnitude);
+  std::vector<int64_t> sums(out_channels, 0);
+  for (size_t r = 0; r < weights.size() / out_channels; ++r) {
+    const Weight* at = weights.data() + r * out_channels;
+    for (size_t c = 0; c < out_channels; ++c) sums[c] += magnitude(at[c]);
   }
   return sums;
 }
@@ -113,20 +119,6 @@ std::vector<int64_t> sum_absolute_weights(const std::vector<uint8_t>& weights, b
                                    weight_offset, channels, channel_last);
   }
   return sum_absolute_weights_of(std::span<const uint8_t>(weights), weight_offset, channels, channel_last);
-}
-
-// Per output channel of a row-major [Cout][...] weight array, the sum of its weights.
-template <typename Weight>
-std::vector<int32_t> sum_weight_rows(std::span<const Weight> weights, size_t out_channels) {
-  std::vector<int32_t> sums(out_channels, 0);
-  const size_t row = weights.size() / out_channels;
-  for (size_t c = 0; c < out_channels; ++c) {
-    const Weight* at = weights.data() + c * row;
-    int32_t sum = 0;
-    for (size_t k = 0; k < row; ++k) sum += at[k];
-    sums[c] = sum;
-  }
-  return sums;
 }
 
 // A channel whose weights are all zero (plus offset) sums to its bias alone,
@@ -251,9 +243,9 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
       // Row-major [Cout][...]: each output channel's weights are contiguous.
       const auto channels = static_cast<size_t>(g.out_channels);
       c.weight_sums_ =
-          qs8 ? sum_weight_rows(std::span(reinterpret_cast<const int8_t*>(c.weights_.data()), c.weights_.size()),
-                                channels)
-              : sum_weight_rows(std::span<const uint8_t>(c.weights_), channels);
+          qs8 ? sum_rows<int32_t>(std::span(reinterpret_cast<const int8_t*>(c.weights_.data()), c.weights_.size()),
+                                  channels, std::identity{})
+              : sum_rows<int32_t>(std::span<const uint8_t>(c.weights_), channels, std::identity{});
     }
     for (const reference::QuantizedMultiplier& m : q.multipliers) {
       c.multiplier_.push_back(m.multiplier);
