@@ -54,10 +54,19 @@ bool is_model_buffer(const std::vector<BufferId>& list, BufferId b) {
   return std::find(list.begin(), list.end(), b) != list.end();
 }
 
+// A fused call and the ring workspace it needs; the call names the
+// workspace by the id it gets when appended to the plan's buffers.
+struct FusedBlock {
+  KernelCall call;
+  PlanBuffer workspace;
+};
+
 // The fused call for the chain of calls at steps [first, first + length), or
 // nullopt when the fused kernel does not compute it: one input (the block
-// input), every other buffer of the chain used by nothing else.
-std::optional<KernelCall> try_fuse(const ir::Graph& graph, Plan& plan, const BufferUses& uses, size_t first,
+// input), every other buffer of the chain used by nothing else. Reads the
+// plan only: most steps start no fusable chain, and a copy of the plan per
+// step made NAS nets' overlap lowering quadratic in their steps.
+std::optional<FusedBlock> try_fuse(const ir::Graph& graph, const Plan& plan, const BufferUses& uses, size_t first,
                                    size_t length, int64_t alignment) {
   if (first + length > plan.steps.size()) return std::nullopt;
   KernelCall fused;
@@ -103,8 +112,7 @@ std::optional<KernelCall> try_fuse(const ir::Graph& graph, Plan& plan, const Buf
   workspace.bytes = compute_inverted_bottleneck_workspace_bytes(*kernel);
   workspace.alignment = alignment;
   fused.workspace = static_cast<BufferId>(plan.buffers.size());
-  plan.buffers.push_back(std::move(workspace));
-  return fused;
+  return FusedBlock{std::move(fused), std::move(workspace)};
 }
 
 // Drops buffers no call, input or output refers to any more, renumbering
@@ -152,19 +160,24 @@ int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignm
                               const std::vector<ir::NodeId>& left_unfused) {
   int fused = 0;
   int64_t peak = compute_plan_memory(plan).peak_bytes;
+  BufferUses uses = find_buffer_uses(plan);  // of `plan`, renewed when a fusion changes it
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     for (size_t length : {size_t{4}, size_t{3}}) {
+      std::optional<FusedBlock> block = try_fuse(graph, plan, uses, s, length, alignment);
+      if (!block || std::find(left_unfused.begin(), left_unfused.end(), block->call.node) != left_unfused.end()) {
+        continue;
+      }
       Plan trial = plan;
-      std::optional<KernelCall> call = try_fuse(graph, trial, find_buffer_uses(trial), s, length, alignment);
-      if (!call || std::find(left_unfused.begin(), left_unfused.end(), call->node) != left_unfused.end()) continue;
+      trial.buffers.push_back(std::move(block->workspace));
       trial.steps.erase(trial.steps.begin() + static_cast<std::ptrdiff_t>(s),
                         trial.steps.begin() + static_cast<std::ptrdiff_t>(s + length));
-      trial.steps.insert(trial.steps.begin() + static_cast<std::ptrdiff_t>(s), Step{std::move(*call)});
+      trial.steps.insert(trial.steps.begin() + static_cast<std::ptrdiff_t>(s), Step{std::move(block->call)});
       drop_unused_buffers(trial);
       const int64_t trial_peak = compute_plan_memory(trial).peak_bytes;
       if (trial_peak > peak) continue;
       plan = std::move(trial);
       peak = trial_peak;
+      uses = find_buffer_uses(plan);
       ++fused;
       break;
     }
