@@ -139,6 +139,39 @@ void restate_constant_channels(const std::vector<int64_t>& absolute_sums, std::v
   }
 }
 
+// The weights of output channel c, in place: its row (row-major [Cout][...])
+// or, channel_last (depthwise [KH][KW][C]), every out_channels-th element.
+template <typename Weights, typename Visit>
+void visit_channel_weights(Weights& weights, size_t out_channels, bool channel_last, size_t c,
+                           Visit visit) {
+  const size_t taps = weights.size() / out_channels;
+  for (size_t t = 0; t < taps; ++t) visit(weights[channel_last ? t * out_channels + c : c * taps + t]);
+}
+
+// Channels with a negative multiplier (a negative per-channel scale, as in
+// MCUNet-320KB-ImageNet's tflite stem and two of its convolutions) that the
+// __dsp kernels can take negated: -acc = -bias + sum(-w * (x + offset)) with
+// multiplier -m has the same product as TFLite's (acc << ls) * m, so every
+// requantised value is TFLite's (requantize.h, SRDHM of the same product; the
+// rounding's sign is that of the product, which the negated form keeps as
+// the sign of its accumulator). Possible when every weight negates in int8
+// (qs8 weights without offset and no -128), -m and -bias fit int32.
+std::vector<bool> find_negatable_channels(const std::vector<uint8_t>& weights, bool qs8, int32_t weight_offset,
+                                          size_t out_channels, bool channel_last, const std::vector<int32_t>& bias,
+                                          const std::vector<int32_t>& multiplier) {
+  std::vector<bool> negatable(out_channels, false);
+  if (!qs8 || weight_offset != 0) return negatable;
+  constexpr int32_t kLowest = std::numeric_limits<int32_t>::min();
+  for (size_t c = 0; c < out_channels; ++c) {
+    if (multiplier[c] >= 0 || multiplier[c] == kLowest || bias[c] == kLowest) continue;
+    bool every_weight_negates = true;
+    visit_channel_weights(weights, out_channels, channel_last, c,
+                          [&](uint8_t raw) { every_weight_negates = every_weight_negates && raw != 0x80u; });
+    negatable[c] = every_weight_negates;
+  }
+  return negatable;
+}
+
 // tinyfit/requantize.h's requirement for every channel. A channel whose
 // multiplier is 0 (a dead channel: TFLite gives some a zero scale and a bias
 // near the int32 limits) requantises every sum to 0 in both forms, whatever
@@ -259,7 +292,14 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     const std::vector<int64_t> absolute_sums = sum_absolute_weights(
         c.weights_, qs8, p.weight_offset, g.out_channels, node.op == ir::OpType::kDepthwiseConv2D);
     restate_constant_channels(absolute_sums, c.bias_int_, c.multiplier_, c.shift_);
-    c.requantize_fits_ = check_requantize_fits(absolute_sums, c.bias_int_, c.multiplier_, c.shift_, max_input);
+    c.weights_channel_last_ = node.op == ir::OpType::kDepthwiseConv2D;
+    const std::vector<bool> negatable = find_negatable_channels(c.weights_, qs8, p.weight_offset, absolute_sums.size(),
+                                                                c.weights_channel_last_, c.bias_int_, c.multiplier_);
+    std::vector<int32_t> fast_multiplier = c.multiplier_;  // as pack_for will have them
+    for (size_t ch = 0; ch < negatable.size(); ++ch) {
+      if (negatable[ch]) fast_multiplier[ch] = -fast_multiplier[ch];
+    }
+    c.requantize_fits_ = check_requantize_fits(absolute_sums, c.bias_int_, fast_multiplier, c.shift_, max_input);
     p.output_offset = q.output.zero_point;
     p.activation_min = q.range.min;
     p.activation_max = q.range.max;
@@ -305,6 +345,14 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
   if (!accumulates) {
     for (size_t c = 0; c < multiplier_.size(); ++c) {
       const int32_t left = std::max(shift_[c], 0), right = std::max(-shift_[c], 0);
+      if (multiplier_[c] < 0) {
+        // requantize_fits() held, so the channel negates (find_negatable_channels).
+        TINYFIT_CHECK(dtype_token_ == "qs8" && p.weight_offset == 0) << "a negative multiplier to negate";
+        visit_channel_weights(weights_, multiplier_.size(), weights_channel_last_, c,
+                              [](uint8_t& raw) { raw = static_cast<uint8_t>(-static_cast<int8_t>(raw)); });
+        bias_int_[c] = -bias_int_[c];
+        multiplier_[c] = -multiplier_[c];
+      }
       requant_.push_back({multiplier_[c], left + 1, right > 0 ? int32_t{1} << (right - 1) : 0, right > 0 ? -1 : 0,
                           right});
     }

@@ -39,6 +39,9 @@ class ConvConstants {
   // (quantized nodes; false for float): its multiplier is TFLite's, its right
   // shift at most 31, and the largest |accumulator| (bias plus the weights'
   // absolute sum times the largest |input + offset|) shifted left stays below 2^30.
+  // A channel with a negative multiplier meets it when it can be negated
+  // (weights, bias and multiplier; pack_for does it), so that the
+  // multiplier is positive.
   bool requantize_fits() const { return requantize_fits_; }
 
   // Re-lays the weights for `primitive`'s kernel and keeps only the constants
@@ -62,6 +65,7 @@ class ConvConstants {
   std::vector<int32_t> weight_sums_;   // qs8 / qu8 Conv2D and FullyConnected
   std::vector<tf_requant_channel> requant_;  // after pack_for
   bool requantize_fits_ = false;
+  bool weights_channel_last_ = false;        // depthwise [KH][KW][C]; else [Cout][...]
   tf_conv_params params_{};
 };
 

@@ -640,6 +640,43 @@ TEST(ConvDspKernels, AChannelOfMultiplierZeroStillRunsItsDspKernelExactly) {
   }
 }
 
+// A channel with a negative weight scale (a negative multiplier), as in
+// MCUNet-320KB-ImageNet's tflite stem (which ran the direct loops for it):
+// the binding negates the channel's weights, bias and multiplier, so the
+// __dsp kernels take the layer and requantise exactly TFLite's product. A
+// weight of -128 does not negate in int8: then the direct loops, exactly.
+TEST(ConvDspKernels, ANegativeScaleChannelRunsItsDspKernelExactlyWhenItsWeightsNegate) {
+  for (ir::OpType op : {ir::OpType::kConv2D, ir::OpType::kDepthwiseConv2D}) {
+    const bool depthwise = op == ir::OpType::kDepthwiseConv2D;
+    const ir::Shape input{1, 4, depthwise ? kDepthwisePlanarMinCols : 5, 8};  // planes: their narrowest rows
+    for (int64_t kernel : {int64_t{1}, int64_t{3}}) {
+      if (depthwise && kernel == 1) continue;
+      Case c{std::string(depthwise ? "DepthwiseConv2D" : "Conv2D") + " " + std::to_string(kernel) + "x" +
+                 std::to_string(kernel) + " with negative-scale channels",
+             depthwise ? "dwconv2d_direct__dsp" : kernel == 1 ? "conv2d_1x1__dsp" : "conv2d_im2col__dsp",
+             make_net(ir::DType::kI8, input,
+                      make_layer(op, 8, kernel, 1, 1, kernel == 3 ? ir::Padding2D{1, 1, 1, 1} : ir::Padding2D{}))};
+      c.workspaces = kernel == 3 && !depthwise;  // im2col's columns
+      const ir::Node& node = c.net.graph.nodes[0];
+      ir::Tensor& weights = c.net.graph.tensor(node.inputs[1]);
+      const size_t channels = 8, taps = weights.data.size() / channels;
+      for (size_t channel : {size_t{0}, size_t{5}}) {
+        weights.quant->scale[channel] = -weights.quant->scale[channel];
+        for (size_t t = 0; t < taps; ++t) {  // TFLite's symmetric weights: -127..127
+          uint8_t& w = weights.data[depthwise ? t * channels + channel : channel * taps + t];
+          if (w == 0x80u) w = 0x81u;
+        }
+      }
+      expect_case_runs_its_kernel_and_matches(c);
+      if (depthwise) expect_case_runs_its_kernel_and_matches(with_planes(c));
+      // Channel 5's first weight -128: that channel cannot be negated.
+      weights.data[depthwise ? 5 : 5 * taps] = 0x80u;
+      c.kernel = depthwise ? "dwconv2d_direct" : "conv2d_direct";
+      expect_case_runs_its_kernel_and_matches(c);
+    }
+  }
+}
+
 // runtime/kernels.def: a fast kernel without cases here would run untested.
 TEST(ConvDspKernels, EveryFastKernelOfKernelsDefHasCases) {
   std::ifstream def(std::string(TINYFIT_SOURCE_DIR) + "/runtime/kernels.def");
