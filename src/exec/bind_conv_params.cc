@@ -10,6 +10,7 @@
 #include <limits>
 #include <span>
 
+#include "exec/fold_requant.h"
 #include "exec/reference/kernel.h"
 #include "exec/reference/quant_math.h"
 #include "plan/plan_walk.h"
@@ -289,17 +290,18 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
     // The largest |x + offset| of the input's element range.
     const int64_t max_input = std::max(std::abs((qs8 ? -128 : 0) + int64_t{p.input_offset}),
                                        std::abs((qs8 ? 127 : 255) + int64_t{p.input_offset}));
-    const std::vector<int64_t> absolute_sums = sum_absolute_weights(
-        c.weights_, qs8, p.weight_offset, g.out_channels, node.op == ir::OpType::kDepthwiseConv2D);
-    restate_constant_channels(absolute_sums, c.bias_int_, c.multiplier_, c.shift_);
+    c.absolute_sums_ = sum_absolute_weights(c.weights_, qs8, p.weight_offset, g.out_channels,
+                                            node.op == ir::OpType::kDepthwiseConv2D);
+    restate_constant_channels(c.absolute_sums_, c.bias_int_, c.multiplier_, c.shift_);
     c.weights_channel_last_ = node.op == ir::OpType::kDepthwiseConv2D;
-    const std::vector<bool> negatable = find_negatable_channels(c.weights_, qs8, p.weight_offset, absolute_sums.size(),
-                                                                c.weights_channel_last_, c.bias_int_, c.multiplier_);
+    const std::vector<bool> negatable = find_negatable_channels(c.weights_, qs8, p.weight_offset,
+                                                                c.absolute_sums_.size(), c.weights_channel_last_,
+                                                                c.bias_int_, c.multiplier_);
     std::vector<int32_t> fast_multiplier = c.multiplier_;  // as pack_for will have them
     for (size_t ch = 0; ch < negatable.size(); ++ch) {
       if (negatable[ch]) fast_multiplier[ch] = -fast_multiplier[ch];
     }
-    c.requantize_fits_ = check_requantize_fits(absolute_sums, c.bias_int_, fast_multiplier, c.shift_, max_input);
+    c.requantize_fits_ = check_requantize_fits(c.absolute_sums_, c.bias_int_, fast_multiplier, c.shift_, max_input);
     p.output_offset = q.output.zero_point;
     p.activation_min = q.range.min;
     p.activation_max = q.range.max;
@@ -357,6 +359,12 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
                           right});
     }
     p.requant = requant_.data();
+    if (primitive == ConvPrimitive::kIm2colDsp || primitive == ConvPrimitive::kDepthwiseDsp) {
+      if (auto folded = fold_requantization(requant_, absolute_sums_, bias_int_, p.output_offset)) {
+        requant_folded_ = std::move(*folded);
+        p.requant_folded = requant_folded_.data();
+      }
+    }
     multiplier_.clear();
     shift_.clear();
     p.multiplier = p.shift = nullptr;
@@ -431,6 +439,10 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
   const std::string requant =
       requant_.empty() ? "(const tf_requant_channel*)0"
                        : "(const tf_requant_channel*)" + emitter.define_array("int32_t", "requant", as_bytes(requant_));
+  const std::string requant_folded =
+      requant_folded_.empty()
+          ? "(const tf_requant_folded*)0"
+          : "(const tf_requant_folded*)" + emitter.define_array("int32_t", "requant_folded", as_bytes(requant_folded_));
   auto integer = [](int32_t v) {
     return v == std::numeric_limits<int32_t>::min() ? std::string("(-2147483647 - 1)") : std::to_string(v);
   };
@@ -442,6 +454,7 @@ std::string ConvConstants::emit(CallEmitter& emitter) const {
        {"shift", shift},
        {"weight_sums", weight_sums},
        {"requant", requant},
+       {"requant_folded", requant_folded},
        {"kernel_h", integer(p.kernel_h)},
        {"kernel_w", integer(p.kernel_w)},
        {"stride_h", integer(p.stride_h)},

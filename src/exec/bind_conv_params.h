@@ -46,7 +46,9 @@ class ConvConstants {
 
   // Re-lays the weights for `primitive`'s kernel and keeps only the constants
   // it reads: params().requant when it requantises, multiplier and shift when
-  // it only accumulates (16- and 8-bit accumulators round with them). Float32
+  // it only accumulates (16- and 8-bit accumulators round with them), and
+  // params().requant_folded for the im2col and depthwise __dsp kernels when
+  // every channel folds (exec/fold_requant.h). Float32
   // nodes: only Winograd re-lays anything (its transformed weights).
   // Requires: requantize_fits() for a quantized node unless `accumulates`.
   void pack_for(ConvPrimitive primitive, bool accumulates);
@@ -64,6 +66,8 @@ class ConvConstants {
   std::vector<int32_t> multiplier_, shift_;
   std::vector<int32_t> weight_sums_;   // qs8 / qu8 Conv2D and FullyConnected
   std::vector<tf_requant_channel> requant_;  // after pack_for
+  std::vector<tf_requant_folded> requant_folded_;  // after pack_for, for the kernels that read it
+  std::vector<int64_t> absolute_sums_;       // qs8 / qu8: per channel, sum of |weight + offset|
   bool requantize_fits_ = false;
   bool weights_channel_last_ = false;        // depthwise [KH][KW][C]; else [Cout][...]
   tf_conv_params params_{};

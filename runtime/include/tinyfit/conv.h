@@ -46,6 +46,9 @@ typedef struct tf_conv_params {
                                  FullyConnected): the input zero point's share, hoisted */
   const tf_requant_channel* requant; /* [out_channels] (__dsp kernels): multiplier and shift in the
                                         form of requantize.h */
+  const tf_requant_folded* requant_folded; /* [out_channels] or NULL (__dsp kernels that read it):
+                                              requant with the output zero point folded in
+                                              (requantize.h), when every channel has such a record */
   int32_t kernel_h, kernel_w;
   int32_t stride_h, stride_w;
   int32_t dilation_h, dilation_w;

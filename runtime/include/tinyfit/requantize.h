@@ -39,4 +39,29 @@ static inline int32_t tf_requantize(int32_t acc, const tf_requant_channel* q) {
   return (int32_t)((addend + (int64_t)doubled * q->multiplier) >> 32) >> q->right_shift;
 }
 
+/* The same requantisation with the output zero point folded in, for the
+ * __dsp kernels' inner loops (params->requant_folded, which the compiler
+ * emits when every channel of a node has such a record): with e = right_shift
+ * >= 1 the form above is floor((2xm + 2^31 + k * 2^32) / 2^(32+e)) with
+ * k = 2^(e-1) - (x < 0), so adding the zero point z times 2^e to k adds z to
+ * the result: addend = 2^(e-1) + z * 2^e, and the sign term is acc >> 31
+ * (sign_mask is -1 for every e >= 1). A dead channel (multiplier 0, or all
+ * weights zero: its output the constant r) is multiplier 0, e = 1 and
+ * addend = 2 (z + r) + 1. Requires, besides the requirement above, e <= 22
+ * (so that k plus the high word stays within int32; the compiler checks). */
+typedef struct tf_requant_folded {
+  int32_t multiplier;  /* TFLite's Q31 multiplier, or 0 */
+  int32_t left_shift;  /* TFLite's left shift + 1 */
+  int32_t addend;      /* 2^(right_shift - 1) + zero point * 2^right_shift */
+  int32_t right_shift; /* 1..22 */
+} tf_requant_folded;
+
+/* tf_requantize(acc, q) + the output zero point, for the record of q. */
+static inline int32_t tf_requantize_folded(int32_t acc, const tf_requant_folded* f) {
+  const int32_t doubled = (int32_t)((uint32_t)acc << f->left_shift);
+  const uint32_t k = (uint32_t)f->addend + (uint32_t)(acc >> 31);
+  const int64_t addend = (int64_t)((uint64_t)k << 32 | 0x80000000u);
+  return (int32_t)((addend + (int64_t)doubled * f->multiplier) >> 32) >> f->right_shift;
+}
+
 #endif /* TINYFIT_REQUANTIZE_H_ */

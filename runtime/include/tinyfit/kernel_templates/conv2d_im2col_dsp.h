@@ -287,6 +287,7 @@ typedef struct im2col_call {
   uint32_t w_offset_lanes;
   int32_t narrowed; /* the activation narrows the element range: stores clamp lane-wise */
   dsp_clamp clamp;
+  const tf_requant_folded* folded; /* params->requant_folded (NULL: params->requant) */
 } im2col_call;
 
 static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
@@ -297,6 +298,7 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
   k.w_offset_lanes = tf_splat_lanes(p->weight_offset);
   k.clamp = dsp_make_clamp(p);
   k.narrowed = dsp_clamp_narrows(&k.clamp);
+  k.folded = p->requant_folded;
   return k;
 }
 
@@ -314,7 +316,9 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
  * six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
  * channel's constants copied out once for its three pixels and all six
  * values computed before the first store (an element store may alias the
- * constants: GCC reloaded five of them per value), then stored: clamped
+ * constants: GCC reloaded five of them per value), with the output zero
+ * point folded into the constants when the compiler emitted such records
+ * (params->requant_folded: two instructions a value fewer), then stored: clamped
  * lane-wise and two bytes a store when the activation narrows the type's
  * range, else saturated byte by byte. The
  * pair loop and the dot products are one function: a call per pair cost
@@ -338,6 +342,8 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
     const uint64_t* const w_last = w + (ptrdiff_t)((c_end - c) >> 1) * groups;
     const int32_t* b = (const int32_t*)p->bias + c;
     const tf_requant_channel* q = p->requant + c;
+    const tf_requant_folded* f = k->folded != NULL ? k->folded + c : NULL;
+    const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
     dsp_element* y0 = y[0] + c;
     const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
     do {
@@ -355,6 +361,29 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
         IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
         ww = w[1];
         IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
+      }
+      if (f != NULL) {
+        {
+          const tf_requant_folded f0 = f[0];
+          a00 = dsp_requantize_folded(a00, &f0), a10 = dsp_requantize_folded(a10, &f0);
+          a20 = dsp_requantize_folded(a20, &f0);
+        }
+        {
+          const tf_requant_folded f1 = f[1];
+          a01 = dsp_requantize_folded(a01, &f1), a11 = dsp_requantize_folded(a11, &f1);
+          a21 = dsp_requantize_folded(a21, &f1);
+        }
+        if (narrowed) {
+          dsp_store2(y0, a00, a01, &folded_clamp);
+          dsp_store2(y0 + y1, a10, a11, &folded_clamp);
+          dsp_store2(y0 + y2, a20, a21, &folded_clamp);
+        } else {
+          dsp_store2_saturated(y0, a00, a01, &folded_clamp);
+          dsp_store2_saturated(y0 + y1, a10, a11, &folded_clamp);
+          dsp_store2_saturated(y0 + y2, a20, a21, &folded_clamp);
+        }
+        f += 2, b += 2, y0 += 2, c += 2;
+        continue;
       }
       {
         const tf_requant_channel q0 = q[0];

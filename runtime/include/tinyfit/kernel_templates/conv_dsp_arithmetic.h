@@ -112,6 +112,22 @@ static inline int32_t dsp_requantize_smmlar(int32_t acc, const tf_requant_channe
          q->right_shift;
 }
 
+/* tf_requantize_folded with SMMLAR: the output zero point is in the addend
+ * and the sign term one add (no sign mask), so a value is a shift, an add,
+ * SMMLAR and a shift; store it through a clamp whose zero_point is 0
+ * (dsp_folded_clamp). */
+static inline int32_t dsp_requantize_folded(int32_t acc, const tf_requant_folded* f) {
+  return tf_smmlar((int32_t)((uint32_t)acc << f->left_shift), f->multiplier, f->addend + (acc >> 31)) >>
+         f->right_shift;
+}
+
+/* The clamp for values of dsp_requantize_folded (their zero point added). */
+static inline dsp_clamp dsp_folded_clamp(const dsp_clamp* c) {
+  dsp_clamp folded = *c;
+  folded.zero_point = 0;
+  return folded;
+}
+
 /* Four requantised values saturated to the element type and packed into one
  * word (value i in byte i), clamped lane-wise (SSUB8 / SEL). */
 static inline uint32_t dsp_clamp4(int32_t r0, int32_t r1, int32_t r2, int32_t r3, const dsp_clamp* c) {
