@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -180,6 +181,62 @@ std::string format_ratio(double ratio) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4fx", ratio);
   return text;
+}
+
+// Lowers a plan with segment-level overlap into a placed, measured candidate.
+using BuildOverlap = std::function<Status(plan::OverlapResult, CompileCandidate&)>;
+
+double predicted_or_infinity(const CompileCandidate& c) {
+  return c.predicted_instructions.value_or(std::numeric_limits<double>::infinity());
+}
+
+// The overlap candidate of `unplaced` (overlaps of unfused calls and fused
+// blocks only where the peak needs them) with its fused blocks left unfused
+// one more at a time until its prediction is at most `limit` (each time the
+// blocks the raised peak no longer needs unfused too): first the blocks whose
+// unfusing alone raises the arena by the fewest bytes per predicted
+// instruction saved, ties in step order; blocks not predicted faster unfused
+// (the larger arena can cost faster primitives their workspaces) stay fused.
+// Greedy over each block's own effect, not optimal (blocks interact through
+// the peak). nullopt when no such plan is within the limit and still fuses or
+// overlaps something.
+Result<std::optional<CompileCandidate>> unfuse_within_latency_budget(const ir::Graph& graph,
+                                                                     const plan::Plan& unplaced, double limit,
+                                                                     const BuildOverlap& build) {
+  plan::OverlapOptions options;
+  options.only_where_the_peak_needs_it = true;
+  options.fuse_only_where_the_peak_needs_it = true;
+  plan::OverlapResult needed = plan::apply_overlap(graph, unplaced, options);
+  const std::vector<ir::NodeId> heads = plan::list_fused_block_heads(needed.plan);
+  if (heads.empty()) return std::optional<CompileCandidate>{};
+  CompileCandidate fused;
+  TINYFIT_RETURN_IF_ERROR(build(std::move(needed), fused));
+  std::vector<std::pair<double, size_t>> bytes_per_instruction;  // (bytes gained / instructions saved, block)
+  for (size_t i = 0; i < heads.size(); ++i) {
+    options.leave_unfused = {heads[i]};
+    CompileCandidate alone;
+    TINYFIT_RETURN_IF_ERROR(build(plan::apply_overlap(graph, unplaced, options), alone));
+    const double saved = predicted_or_infinity(fused) - predicted_or_infinity(alone);
+    if (!(saved > 0.0)) continue;
+    const auto gained = static_cast<double>(std::max<int64_t>(alone.arena_bytes - fused.arena_bytes, 0));
+    bytes_per_instruction.emplace_back(gained / saved, i);
+  }
+  std::sort(bytes_per_instruction.begin(), bytes_per_instruction.end());
+  options.leave_unfused.clear();
+  for (const auto& [ratio, block] : bytes_per_instruction) {
+    options.leave_unfused.push_back(heads[block]);
+    plan::OverlapResult lowered = plan::apply_overlap(graph, unplaced, options);
+    if (lowered.fused + lowered.overlaps == 0) break;
+    CompileCandidate within;
+    TINYFIT_RETURN_IF_ERROR(build(std::move(lowered), within));
+    if (predicted_or_infinity(within) <= limit) {
+      within.note += "; latency budget: " + std::to_string(options.leave_unfused.size()) + " of the " +
+                     std::to_string(heads.size()) +
+                     " fused blocks the peak needs left unfused (fewest bytes per instruction saved first)";
+      return std::optional<CompileCandidate>{std::move(within)};
+    }
+  }
+  return std::optional<CompileCandidate>{};
 }
 
 }  // namespace
@@ -475,6 +532,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
 }
 
 Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
+                                                                std::optional<double> ordinary_instructions,
                                                                 const CompileOptions& options) {
   plan::Plan unplaced = base.plan;
   for (plan::PlanBuffer& buffer : unplaced.buffers) buffer.offset = -1;
@@ -528,6 +586,18 @@ Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph&
     CompileCandidate other;
     TINYFIT_RETURN_IF_ERROR(build(std::move(lowered), other));
     if (better(other, candidate)) candidate = std::move(other);
+  }
+  // Without --sram the compile keeps the smallest plan within the latency
+  // budget: when this one is predicted over it, blocks are left unfused
+  // until it is within (the least memory gained per instruction saved
+  // first), so that the candidate can be chosen at all.
+  if (!options.sram_bytes && ordinary_instructions && !std::isinf(options.latency_budget)) {
+    const double limit = *ordinary_instructions * options.latency_budget;
+    if (predicted(candidate) > limit) {
+      TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> within,
+                               unfuse_within_latency_budget(graph, unplaced, limit * (1.0 + 1e-9), build));
+      if (within) candidate = std::move(*within);
+    }
   }
   return std::optional<CompileCandidate>{std::move(candidate)};
 }

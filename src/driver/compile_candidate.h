@@ -95,9 +95,14 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
 // where the peak needs it too (fuse_only_where_the_peak_needs_it) and, under
 // options.sram_bytes, only where the budget needs it; of these, the fastest
 // predicted that fits the budget, or without one the smallest arena (the
-// fewest predicted instructions on a tie). nullopt when nothing could be
+// fewest predicted instructions on a tie). Without --sram, when that plan is
+// predicted over options.latency_budget times `ordinary_instructions` (the
+// ordinary candidate's prediction), fused blocks are left unfused until it
+// is within (the fewest bytes gained per instruction saved first), if any
+// such plan still fuses or overlaps something. nullopt when nothing could be
 // fused or overlapped (the plan would be the base's).
 Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph& graph, const CompileCandidate& base,
+                                                                std::optional<double> ordinary_instructions,
                                                                 const CompileOptions& options);
 
 // True when the candidate was built and its arena fits `sram_bytes`.

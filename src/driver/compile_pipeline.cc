@@ -214,7 +214,8 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
       // Not yet on MOTES's row loops: overlap inside loops is not built.
       if (!report.candidates[i].built || report.candidates[i].rank == LatencyRank::kMotes) continue;
       TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> c,
-                               build_overlap_candidate(graph, report.candidates[i], part));
+                               build_overlap_candidate(graph, report.candidates[i],
+                                                               report.ordinary().predicted_instructions, part));
       if (c) add(std::move(*c));
     }
   }

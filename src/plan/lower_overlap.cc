@@ -306,8 +306,9 @@ OverlapResult lower_overlap(const ir::Graph& graph, Plan plan, const OverlapOpti
   return result;
 }
 
-// The first node of every fused call, in step order.
-std::vector<ir::NodeId> list_fused_blocks(const Plan& plan) {
+}  // namespace
+
+std::vector<ir::NodeId> list_fused_block_heads(const Plan& plan) {
   std::vector<ir::NodeId> heads;
   for (const Step& step : plan.steps) {
     if (!step.is_loop() && !step.call().fused.empty()) heads.push_back(step.call().node);
@@ -315,15 +316,13 @@ std::vector<ir::NodeId> list_fused_blocks(const Plan& plan) {
   return heads;
 }
 
-}  // namespace
-
 OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
-  OverlapResult result = lower_overlap(graph, plan, options, {});
+  OverlapResult result = lower_overlap(graph, plan, options, options.leave_unfused);
   if (options.fuse_inverted_bottlenecks && options.fuse_only_where_the_peak_needs_it) {
     const int64_t limit =
         std::max(compute_plan_memory(result.plan).peak_bytes, options.fusion_peak_allowance_bytes);
-    std::vector<ir::NodeId> left_unfused;
-    for (ir::NodeId head : list_fused_blocks(result.plan)) {
+    std::vector<ir::NodeId> left_unfused = options.leave_unfused;
+    for (ir::NodeId head : list_fused_block_heads(result.plan)) {
       left_unfused.push_back(head);
       OverlapResult trial = lower_overlap(graph, plan, options, left_unfused);
       if (compute_plan_memory(trial.plan).peak_bytes <= limit) {
@@ -332,7 +331,7 @@ OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOpti
         left_unfused.pop_back();
       }
     }
-    result.unfused = static_cast<int>(left_unfused.size());
+    result.unfused = static_cast<int>(left_unfused.size() - options.leave_unfused.size());
   }
   if (result.fused + result.overlaps > 0) result.plan.techniques.push_back("overlap");
   result.note = "overlap: " + std::to_string(result.fused) + " inverted bottlenecks fused, " +

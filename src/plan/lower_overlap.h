@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "plan/plan.h"
@@ -39,6 +40,9 @@ struct OverlapOptions {
   // The peak the unfused blocks may raise the plan to (a --sram budget; 0:
   // no higher than with every block fused).
   int64_t fusion_peak_allowance_bytes = 0;
+  // Blocks never fused, by their first node (the head of a fused call:
+  // list_fused_block_heads), e.g. those a latency budget leaves unfused.
+  std::vector<ir::NodeId> leave_unfused;
 };
 
 struct OverlapResult {
@@ -73,5 +77,8 @@ struct OverlapResult {
 // peak not above the input plan's;
 // techniques gains "overlap" when anything was fused or overlapped.
 OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options = {});
+
+// The first node of every fused call of `plan`, in step order.
+std::vector<ir::NodeId> list_fused_block_heads(const Plan& plan);
 
 }  // namespace tinyfit::plan

@@ -15,6 +15,7 @@
 // Reproduce one case: TINYFIT_OVERLAP_SEED=<seed>; more: TINYFIT_OVERLAP_CASES=<n>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -147,6 +148,12 @@ std::string check_net(const NetSpec& spec) {
       plan::OverlapOptions fuse_needed = only_needed;
       fuse_needed.fuse_only_where_the_peak_needs_it = true;
       const plan::OverlapResult fewer_fused = plan::apply_overlap(graph, base, fuse_needed);
+      // A block the caller leaves unfused (leave_unfused, the latency
+      // budget's rule): never fused, the others as the peak needs them.
+      plan::OverlapOptions leave_first = fuse_needed;
+      const std::vector<ir::NodeId> needed_heads = plan::list_fused_block_heads(fewer_fused.plan);
+      if (!needed_heads.empty()) leave_first.leave_unfused = {needed_heads.front()};
+      const plan::OverlapResult left = plan::apply_overlap(graph, base, leave_first);
       fuse_needed.fusion_peak_allowance_bytes = base_peak;
       const plan::OverlapResult allowed = plan::apply_overlap(graph, std::move(base), fuse_needed);
       const auto count_overlaps = [](const plan::Plan& p) {
@@ -168,7 +175,13 @@ std::string check_net(const NetSpec& spec) {
       if (fewer_fused.fused > fewer.fused || allowed.fused > fewer.fused) {
         return what + " (fusions only where the peak needs them): more blocks fused than with every fusion";
       }
-      for (const plan::Plan* lowered : {&every, &fewer.plan, &fewer_fused.plan, &allowed.plan}) {
+      if (!needed_heads.empty()) {
+        const std::vector<ir::NodeId> left_heads = plan::list_fused_block_heads(left.plan);
+        if (std::find(left_heads.begin(), left_heads.end(), needed_heads.front()) != left_heads.end()) {
+          return what + " (a block left unfused): the block was fused";
+        }
+      }
+      for (const plan::Plan* lowered : {&every, &fewer.plan, &fewer_fused.plan, &allowed.plan, &left.plan}) {
         plan::Plan plan = *lowered;
         if (plan::count_plan_macs(graph, plan) != ir::count_graph_macs(graph)) return what + ": MACs changed";
         if (plan::compute_plan_memory(plan).peak_bytes > base_peak) return what + ": the peak rose";
