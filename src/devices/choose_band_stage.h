@@ -28,6 +28,8 @@ struct BandStageEstimate {
   int end = 0;
   std::vector<int64_t> band_macs;       // per device, its band graph's MACs
   int64_t link_bytes = 0;               // scattered to devices 1.. and gathered from them
+  int head_nodes = 0;                   // the stage's cut in its own graph: end - begin, plus the
+                                        // operators before begin it recomputes (recompute-boundary)
 };
 
 struct StageRates {

@@ -32,10 +32,22 @@ const ir::AxisLink* find_row_link(const ir::AxisMap& map, size_t i) {
   return nullptr;
 }
 
+// Whether the operator reduces input `i`'s rows entirely (a mean over them).
+bool reduces_rows(const ir::AxisMap& map, size_t i) {
+  for (const ir::AxisMap::Reduced& reduced : map.reduced) {
+    if (static_cast<size_t>(reduced.input_index) == i && reduced.input_axis == kRowAxis) return true;
+  }
+  return false;
+}
+
 class Cropper {
  public:
   Cropper(const ir::Graph& graph, int head_nodes, const std::string& suffix)
-      : graph_(graph), head_nodes_(head_nodes), suffix_(suffix), bands_(graph.tensors.size()) {}
+      : graph_(graph),
+        head_nodes_(head_nodes),
+        suffix_(suffix),
+        producers_(graph.compute_producers()),
+        bands_(graph.tensors.size()) {}
 
   Result<BandGraph> crop(const std::vector<ir::Range>& output_rows) {
     TINYFIT_RETURN_IF_ERROR(set_boundary(output_rows));
@@ -127,7 +139,16 @@ class Cropper {
       const bool window = link != nullptr && link->role == ir::AxisRole::kWindow && link->input_axis == kRowAxis &&
                           decl.set_row_padding != nullptr;
       const bool broadcast = link != nullptr && link->broadcast;
-      if (!one_to_one && !window && !broadcast) {
+      // A reduce over every row (a squeeze-excite block's mean) of a tensor
+      // the bands make would need every device's rows: it ends a stage, and
+      // the next stage's bands read its input whole (a graph input, every
+      // row delivered to every device), each device computing it.
+      const bool reduced = link == nullptr && reduces_rows(map, i) && out.shape[kRowAxis] == 1;
+      if (reduced && producers_[static_cast<size_t>(node.inputs[i])] >= 0) {
+        return fail_node(graph_, node, "it reduces every row of '" + in.name +
+                                           "', which the bands make: a reduce over the rows ends a stage");
+      }
+      if (!one_to_one && !window && !broadcast && !reduced) {
         return fail_node(graph_, node, "its rows are not a window or one to one of input '" + in.name + "'");
       }
       for (size_t a = 0; a < inputs[i].axes.size(); ++a) {
@@ -224,9 +245,9 @@ class Cropper {
           continue;
         }
         const ir::AxisLink* link = find_row_link(map, i);
-        const bool broadcast = link->broadcast;
-        copy.inputs[i] = broadcast ? copy_tensor(node.inputs[i]) : rows_of(node.inputs[i], rows[i], node.name);
-        if (link->role == ir::AxisRole::kWindow) {
+        const bool whole = link == nullptr || link->broadcast;  // reduced rows, or a broadcast row
+        copy.inputs[i] = whole ? copy_tensor(node.inputs[i]) : rows_of(node.inputs[i], rows[i], node.name);
+        if (link != nullptr && link->role == ir::AxisRole::kWindow) {
           // Global row r of the input is row r - rows.begin of the copy: the
           // first output row's window starts at out.begin * S - P, so the
           // copy pads before by rows.begin - that (>= 0: rows is clamped to
@@ -249,6 +270,7 @@ class Cropper {
   const ir::Graph& graph_;
   int head_nodes_;
   std::string suffix_;
+  std::vector<ir::NodeId> producers_;
   std::vector<ir::Range> bands_;  // per tensor of graph_: its band (empty: not in the head)
   std::map<ir::TensorId, ir::TensorId> copies_;
   std::map<std::pair<ir::TensorId, std::pair<int64_t, int64_t>>, ir::TensorId> slices_;

@@ -21,6 +21,13 @@
 // pipeline (ordering, in-place, PEX, MOTES row loops, overlap, placement,
 // verification, the C emitter) then compiles it unchanged, inside that
 // device's SRAM.
+//
+// An operator that reduces every row (a squeeze-excite block's Mean over
+// the rows, its output one row) runs in a band only on an input of the
+// graph: every device gets all of that input's rows and computes the
+// reduction, and its consumers' one-row tensors, itself. A reduce over the
+// rows of a tensor the bands make ends a stage (recompute-boundary,
+// devices/recompute_boundary.h, keeps what the next stage needs small).
 #pragma once
 
 #include <string>
@@ -54,7 +61,8 @@ struct BandGraph {
 // Guarantees: graph passes verify_graph, with the head's dtypes and
 // quantisation. Errors (exit 2): a boundary tensor or a head tensor that is
 // not NHWC with one batch, a head operator whose rows are not a window or
-// one to one, or that reads part of another axis (its message names it).
+// one to one or a reduce over every row of a graph input, or that reads
+// part of another axis (its message names it).
 Result<BandGraph> crop_rows(const ir::Graph& graph, int head_nodes, const std::vector<ir::Range>& output_rows,
                             const std::string& name_suffix);
 

@@ -6,6 +6,7 @@
 
 #include "devices/balance_bands.h"
 #include "devices/choose_band_stage.h"
+#include "devices/recompute_boundary.h"
 #include "exec/golden_inputs.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
@@ -61,7 +62,7 @@ class RowsCompiler {
     TINYFIT_ASSIGN_OR_RETURN(const std::optional<double> one_device_seconds, predict_one_device());
     std::vector<int> cuts;
     for (int c = 1; c < static_cast<int>(graph_.nodes.size()); ++c) {
-      if (devices::check_head(graph_, c, n)) cuts.push_back(c);
+      if (devices::check_head(stage_graph(graph_, c), c, n)) cuts.push_back(c);
     }
     if (cuts.empty()) {
       TINYFIT_RETURN_IF_ERROR(devices::check_head(graph_, 1, n));
@@ -81,8 +82,23 @@ class RowsCompiler {
     RowsCompileReport result = std::move(*best);
     if (result.fits()) {
       TINYFIT_RETURN_IF_ERROR(split_tail(result));
-    } else if (tail_fits_ && one_device_seconds) {
-      TINYFIT_RETURN_IF_ERROR(fit_by_stages(result, cuts[first], *one_device_seconds));
+    } else if (one_device_seconds) {
+      // No tail after a cut of the first stage fits device 0 whole (a
+      // squeeze-excite block's mean ends every stage before the tail gets
+      // small enough): the first operator from which the rest does, reached
+      // by further stages.
+      std::optional<int> first_whole;
+      if (tail_fits_) {
+        first_whole = cuts[first];
+      } else {
+        std::vector<int> later;
+        for (int p = cuts.back() + 1; p < static_cast<int>(graph_.nodes.size()); ++p) later.push_back(p);
+        if (!later.empty()) {
+          TINYFIT_ASSIGN_OR_RETURN(const size_t fitting, find_first_fitting_tail(later));
+          if (tail_fits_) first_whole = later[fitting];
+        }
+      }
+      if (first_whole) TINYFIT_RETURN_IF_ERROR(fit_by_stages(result, *first_whole, *one_device_seconds));
     }
     result.cuts = report_.cuts;
     predict(result);
@@ -119,20 +135,27 @@ class RowsCompiler {
     return options;
   }
 
+  // graph cut after `cut` operators, the tensors crossing the cut made small
+  // enough for device 0 to gather (devices/recompute_boundary.h).
+  ir::Graph stage_graph(const ir::Graph& graph, int cut) const {
+    return devices::recompute_boundary(graph, cut, options_.limits.sram_bytes[0]);
+  }
+
   Result<CompileReport> compile_tail(int cut) {
-    const ir::Graph tail = devices::extract_tail(graph_, cut, "_tail");
+    const ir::Graph tail = devices::extract_tail(stage_graph(graph_, cut), cut, "_tail");
     return compile_model(tail, part_options(0));
   }
 
   // A binary search over the cuts for the first whose tail fits device 0
-  // (a later cut leaves a smaller tail); the last cut when none does.
+  // (a later cut leaves a smaller tail), at most max_cuts compiles; the
+  // last cut when none does.
   Result<size_t> find_first_fitting_tail(const std::vector<int>& cuts) {
     size_t lo = 0, hi = cuts.size() - 1;
     TINYFIT_ASSIGN_OR_RETURN(CompileReport last, compile_tail(cuts[hi]));
     record_tail(cuts[hi], last);
     if (!last.fits()) return hi;
     tail_fits_ = true;
-    while (lo < hi && static_cast<int>(report_.cuts.size()) < options_.max_cuts) {
+    for (int compiled = 1; lo < hi && compiled < options_.max_cuts; ++compiled) {
       const size_t mid = lo + (hi - lo) / 2;
       TINYFIT_ASSIGN_OR_RETURN(CompileReport tail, compile_tail(cuts[mid]));
       record_tail(cuts[mid], tail);
@@ -159,16 +182,17 @@ class RowsCompiler {
     r.model = graph_.source_path;
     r.limits = options_.limits;
     r.head_nodes = cut;
-    r.boundary = devices::find_head_boundary(graph_, cut);
-    r.tail_graph = devices::extract_tail(graph_, cut, "_tail");
+    const ir::Graph staged = stage_graph(graph_, cut);
+    r.boundary = devices::find_head_boundary(staged, cut);
+    r.tail_graph = devices::extract_tail(staged, cut, "_tail");
     TINYFIT_ASSIGN_OR_RETURN(r.tail, compile_model(r.tail_graph, part_options(0)));
     for (int c = 0; c < cut; ++c) r.head_macs += ir::op_decl(graph_.nodes[static_cast<size_t>(c)].op).count_macs(graph_, graph_.nodes[static_cast<size_t>(c)]);
-    TINYFIT_ASSIGN_OR_RETURN(std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(graph_, cut, n));
+    TINYFIT_ASSIGN_OR_RETURN(std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(staged, cut, n));
     for (int d = 0; d < n; ++d) {
       BandPart part;
       part.shares = std::move(shares[static_cast<size_t>(d)]);
       TINYFIT_ASSIGN_OR_RETURN(part.band,
-                               devices::crop_rows(graph_, cut, part.shares, "_band" + std::to_string(d)));
+                               devices::crop_rows(staged, cut, part.shares, "_band" + std::to_string(d)));
       TINYFIT_ASSIGN_OR_RETURN(part.report, compile_model(part.band.graph, part_options(d)));
       r.band_macs += ir::count_graph_macs(part.band.graph);
       r.bands.push_back(std::move(part));
@@ -261,16 +285,19 @@ class RowsCompiler {
   // estimate): one band graph per device, its MACs; the bytes scattered to
   // devices 1.. (none when their rows of the model input come from the
   // sensor: the first stage) and gathered from them. begin and end count
-  // from `offset`.
-  Result<devices::BandStageEstimate> estimate_stage(int offset, int cut, bool scattered) const {
+  // from `offset`; the graph's first `recomputed` operators are copies of
+  // operators before it (devices/recompute_boundary.h).
+  Result<devices::BandStageEstimate> estimate_stage(int offset, int cut, int recomputed, bool scattered) const {
     const int n = options_.limits.count_devices();
     devices::BandStageEstimate e;
     e.begin = offset;
-    e.end = offset + cut;
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(graph_, cut, n));
+    e.end = offset + cut - recomputed;
+    e.head_nodes = cut;
+    const ir::Graph staged = stage_graph(graph_, cut);
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(staged, cut, n));
     for (int d = 0; d < n; ++d) {
       const std::vector<ir::Range>& share = shares[static_cast<size_t>(d)];
-      TINYFIT_ASSIGN_OR_RETURN(const devices::BandGraph band, devices::crop_rows(graph_, cut, share, "_estimate"));
+      TINYFIT_ASSIGN_OR_RETURN(const devices::BandGraph band, devices::crop_rows(staged, cut, share, "_estimate"));
       e.band_macs.push_back(ir::count_graph_macs(band.graph));
       if (d == 0) continue;
       for (size_t i = 0; scattered && i < band.input_rows.size(); ++i) {
@@ -295,17 +322,18 @@ class RowsCompiler {
     reached[0] = true;
     for (int begin = 0; begin < nodes; ++begin) {
       if (!reached[static_cast<size_t>(begin)]) continue;
-      const ir::Graph from = begin == 0 ? tail : devices::extract_tail(tail, begin, "_from");
+      const ir::Graph from = begin == 0 ? tail : devices::extract_tail(stage_graph(tail, begin), begin, "_from");
+      const int recomputed = static_cast<int>(from.nodes.size()) - (nodes - begin);
       int64_t gathered = 0;
       for (ir::TensorId t : from.inputs) gathered += from.tensor(t).size_bytes();
       if (begin > 0 && gathered > options_.limits.sram_bytes[0]) continue;
       const RowsCompiler compiler(from, options_);
-      for (int cut = 1; begin + cut < nodes; ++cut) {
-        if (!devices::check_head(from, cut, n)) continue;
+      for (int cut = recomputed + 1; begin + cut - recomputed < nodes; ++cut) {
+        if (!devices::check_head(stage_graph(from, cut), cut, n)) continue;
         TINYFIT_ASSIGN_OR_RETURN(devices::BandStageEstimate e,
-                                 compiler.estimate_stage(begin, cut, begin > 0 || !from_sensor));
+                                 compiler.estimate_stage(begin, cut, recomputed, begin > 0 || !from_sensor));
+        reached[static_cast<size_t>(e.end)] = true;
         estimates.push_back(std::move(e));
-        reached[static_cast<size_t>(begin + cut)] = true;
       }
     }
     return estimates;
@@ -327,7 +355,7 @@ class RowsCompiler {
         devices::choose_band_stages(count_node_macs(r.tail_graph), estimates, rates, 0);
     std::vector<int> heads;  // each stage's cut in the tail before it
     for (size_t i : *chosen) {
-      heads.push_back(estimates[i].end - estimates[i].begin);
+      heads.push_back(estimates[i].head_nodes);
     }
     TINYFIT_RETURN_IF_ERROR(attach_stages(r, heads, 0));  // a stage that does not fit leaves the tail whole
     return {};
@@ -366,7 +394,7 @@ class RowsCompiler {
           devices::choose_band_stages(node_macs, open, rates, static_cast<size_t>(first_whole));
       if (!chosen || chosen->empty()) return {};
       std::vector<int> heads;
-      for (size_t i : *chosen) heads.push_back(open[i].end - open[i].begin);
+      for (size_t i : *chosen) heads.push_back(open[i].head_nodes);
       TINYFIT_ASSIGN_OR_RETURN(RowsCompileReport candidate, compile_cut(heads[0]));
       size_t failed = 0;
       if (bands_fit(candidate)) {

@@ -14,6 +14,12 @@
 //    a poisoned arena of exactly its size in the executor's checking mode,
 //    compared with the reference (compile_device_rows verifies; a mismatch
 //    is an internal error, which fails the test).
+//  - squeeze-excite chains (recompute-boundary, devices/recompute_boundary.h):
+//    stage after stage, each cut's boundary made as small as recomputation
+//    allows, the bands of a stage after a block's mean reading the mean's
+//    output whole and reducing its rows themselves; gathered stage by stage
+//    through the last tail they give the model's output; and the whole
+//    pipeline on them under SRAM scanned upward, verified in exact arenas.
 //
 // Reproduce one case: TINYFIT_ROWS_SEED=<seed>; more cases: TINYFIT_ROWS_CASES=<n>.
 #include <gtest/gtest.h>
@@ -22,7 +28,9 @@
 #include <cstring>
 #include <string>
 
+#include "devices/balance_bands.h"
 #include "devices/crop_rows.h"
+#include "devices/recompute_boundary.h"
 #include "devices/device_plan.h"
 #include "driver/compile_device_rows.h"
 #include "driver/compile_verify.h"
@@ -196,6 +204,126 @@ TEST(DeviceRows, ATailThatFitsDeviceZeroOnlyByStagesRunsByStages) {
   }
   EXPECT_GE(checked, 6);
   EXPECT_GE(found, 1);  // seed 5 fits by stages at 243 bytes (found by the scan; none fit so before fit-by-stages)
+}
+
+// Whether a band graph reduces rows (a squeeze-excite block's row mean).
+bool reduces_rows(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes) {
+    if (node.op != ir::OpType::kMean) continue;
+    const std::vector<int>& axes = node.attr<ir::ReduceAttrs>().axes;
+    if (std::find(axes.begin(), axes.end(), 1) != axes.end()) return true;
+  }
+  return false;
+}
+
+ChainSpec make_se_spec(uint64_t seed) {
+  ChainSpec spec = make_spec(seed);
+  spec.squeeze_excite = true;
+  spec.operators = 6 + static_cast<int>(seed % 5);
+  return spec;
+}
+
+TEST(DeviceRows, SqueezeExciteStagesRecomputedAcrossTheMeanGiveTheModelsOutput) {
+  int checked = 0, recomputed = 0, across_mean = 0;
+  for (uint64_t seed : seeds(200)) {
+    const OracleCase c = row_chain::make_random_row_chain(make_se_spec(seed));
+    const int parts = 2 + static_cast<int>(seed % 3);
+    kernel_oracle::Random r(seed);
+    ir::Graph graph = c.graph;
+    std::vector<exec::TensorData> inputs = c.inputs;
+    std::string label = "seed " + std::to_string(seed) + ", " + std::to_string(parts) + " devices, cuts";
+    for (int stage = 0; stage < 4; ++stage) {
+      std::vector<int> cuts;
+      for (int cut = 1; cut < static_cast<int>(graph.nodes.size()); ++cut) {
+        if (devices::check_head(devices::recompute_boundary(graph, cut, 0), cut, parts)) cuts.push_back(cut);
+      }
+      if (cuts.empty()) break;
+      const int cut = cuts[static_cast<size_t>(r.uniform_int(0, static_cast<int64_t>(cuts.size()) - 1))];
+      label += " " + std::to_string(cut);
+      const ir::Graph staged = devices::recompute_boundary(graph, cut, 0);
+      recomputed += staged.nodes.size() > graph.nodes.size() ? 1 : 0;
+      const std::vector<ir::TensorId> boundary = devices::find_head_boundary(staged, cut);
+      Result<std::vector<std::vector<ir::Range>>> shares = devices::balance_row_shares(staged, cut, parts);
+      ASSERT_TRUE(shares.has_value()) << label << ": " << shares.error().message;
+      std::vector<exec::TensorData> gathered;
+      for (ir::TensorId t : boundary) {
+        gathered.push_back(exec::TensorData::zeros(staged.tensor(t).dtype, staged.tensor(t).shape));
+      }
+      for (int d = 0; d < parts; ++d) {
+        const std::vector<ir::Range>& share = (*shares)[static_cast<size_t>(d)];
+        Result<devices::BandGraph> band = devices::crop_rows(staged, cut, share, "_band");
+        ASSERT_TRUE(band.has_value()) << label << ": " << band.error().message;
+        across_mean += reduces_rows(band->graph) ? 1 : 0;
+        std::vector<exec::TensorData> band_inputs;
+        for (size_t i = 0; i < band->model_inputs.size(); ++i) {
+          const size_t k = static_cast<size_t>(std::find(staged.inputs.begin(), staged.inputs.end(),
+                                                         band->model_inputs[i]) - staged.inputs.begin());
+          band_inputs.push_back(rows_of(inputs[k], band->input_rows[i]));
+        }
+        Result<std::vector<exec::TensorData>> outputs = exec::run_reference(band->graph, band_inputs);
+        ASSERT_TRUE(outputs.has_value()) << label << ": " << outputs.error().message;
+        for (size_t b = 0; b < boundary.size(); ++b) {
+          const ir::Range rows = band->output_rows[b];
+          const exec::TensorData mine =
+              rows_of((*outputs)[b], {share[b].begin - rows.begin, share[b].end - rows.begin});
+          const size_t per_row = gathered[b].bytes.size() / static_cast<size_t>(gathered[b].shape[1]);
+          std::memcpy(gathered[b].bytes.data() + static_cast<size_t>(share[b].begin) * per_row, mine.bytes.data(),
+                      mine.bytes.size());
+        }
+      }
+      graph = devices::extract_tail(staged, cut, "_tail");
+      inputs = std::move(gathered);
+    }
+    Result<std::vector<exec::TensorData>> actual = exec::run_reference(graph, inputs);
+    ASSERT_TRUE(actual.has_value()) << label << ": " << actual.error().message;
+    Result<std::vector<exec::TensorData>> expected = exec::run_reference(c.graph, c.inputs);
+    ASSERT_TRUE(expected.has_value()) << label;
+    expect_outputs_equal(*actual, *expected, label);
+    ++checked;
+  }
+  EXPECT_GE(checked, 200);
+  EXPECT_GE(recomputed, 5);    // cuts right after a block's column mean recompute its expanded map
+  EXPECT_GE(across_mean, 5);   // and the next stage's bands reduce the mean's rows themselves
+}
+
+// The whole pipeline on squeeze-excite chains, 2 devices, SRAM scanned
+// upward by halves: the first plan that fits is verified (every plan in a
+// poisoned arena of exactly its size, outputs equal to the reference), every
+// stage's bands and the last tail within the SRAM; some such plans have a
+// stage whose bands reduce a block's rows.
+TEST(DeviceRows, SqueezeExciteChainsFitByStagesAcrossTheMean) {
+  int fitted = 0, across_mean = 0;
+  for (uint64_t seed : seeds(6)) {
+    ChainSpec spec = make_se_spec(seed);
+    spec.dtype = ir::DType::kI8;
+    spec.operators = 6 + static_cast<int>(seed % 3);
+    spec.rows = 12 + static_cast<int64_t>(seed % 5);
+    const OracleCase c = row_chain::make_random_row_chain(spec);
+    for (int64_t sram = 64; sram <= 32768; sram += sram / 2) {
+      driver::RowsCompileOptions options;
+      options.single.seed = static_cast<uint32_t>(seed);
+      options.max_cuts = 2;
+      options.limits.sram_bytes = {sram, sram};
+      const std::string label = "seed " + std::to_string(seed) + ", SRAM " + std::to_string(sram);
+      Result<driver::RowsCompileReport> report = driver::compile_device_rows(c.graph, options);
+      if (!report.has_value()) break;  // no cut runs by bands (the first operator is a block's mean)
+      if (!report->fits()) continue;
+      EXPECT_TRUE(report->verification.verified) << label;
+      bool reduces = false;
+      for (const driver::RowsCompileReport* s = report.operator->(); s != nullptr; s = s->tail_rows.get()) {
+        for (size_t d = 0; d < s->bands.size(); ++d) {
+          EXPECT_LE(s->bands[d].report.result().arena_bytes, sram) << label;
+          reduces = reduces || reduces_rows(s->bands[d].band.graph);
+        }
+      }
+      EXPECT_LE(report->last_stage().tail.result().arena_bytes, sram) << label;
+      across_mean += reduces ? 1 : 0;
+      ++fitted;
+      break;
+    }
+  }
+  EXPECT_GE(fitted, 4);
+  EXPECT_GE(across_mean, 1);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // (kernel_oracle_cases.h). Each operator reads the newest tensor, so every
 // operator but the last feeds a later one and any consecutive run can be one
 // row loop; an Add also reads an older tensor of the same shape (a residual
-// that crosses the run, or starts before it).
+// that crosses the run, or starts before it). With squeeze_excite, three
+// operators in ten are squeeze-excite blocks as MCUNetV2-SE-Large has them: a Mean
+// over the columns, a Mean over the rows, two 1x1 convolutions on the
+// channel vector and a broadcast Mul of the block's input by it.
 #pragma once
 
 #include <string>
@@ -25,6 +28,7 @@ struct ChainSpec {
   int64_t rows = 12;
   int64_t cols = 4;
   int64_t max_channels = 5;
+  bool squeeze_excite = false;
 };
 
 struct Activation {
@@ -164,6 +168,34 @@ inline Activation add_residual(Random& r, OracleCase& c, const ChainSpec& spec, 
   return {y, x.shape};
 }
 
+// A squeeze-excite block over x (five operators; its Mul's output has x's shape).
+inline Activation add_squeeze_excite(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x, int index) {
+  const std::string name = "se" + std::to_string(index);
+  Activation mean = x;
+  for (int axis : {2, 1}) {  // the columns, then the rows
+    ir::ReduceAttrs a;
+    a.axes = {axis};
+    const std::string mean_name = name + "/mean" + std::to_string(axis);
+    const ir::TensorId from = mean.tensor;
+    mean.shape[static_cast<size_t>(axis)] = 1;
+    mean.tensor = add_activation(r, c, mean_name + "/y", spec.dtype, mean.shape,
+                                 scale_of(c.graph, from) * static_cast<float>(r.uniform(0.5, 1.5)));
+    kernel_oracle::set_node(c, ir::OpType::kMean, {from}, {mean.tensor}, a);
+    c.graph.nodes.back().name = mean_name;
+  }
+  ir::ConvAttrs one;  // 1x1, stride 1, no padding
+  const Activation squeezed =
+      add_conv_node(r, c, spec.dtype, mean, one, r.uniform_int(1, spec.max_channels), false, name + "/reduce");
+  const Activation excite = add_conv_node(r, c, spec.dtype, squeezed, one, x.shape[3], false, name + "/expand");
+  const std::string mul = name + "/mul";
+  const float scale = scale_of(c.graph, x.tensor) * scale_of(c.graph, excite.tensor) *
+                      static_cast<float>(r.uniform(20, 300));
+  const ir::TensorId y = add_activation(r, c, mul + "/y", spec.dtype, x.shape, scale);
+  kernel_oracle::set_node(c, ir::OpType::kMul, {x.tensor, excite.tensor}, {y});
+  c.graph.nodes.back().name = mul;
+  return {y, x.shape};
+}
+
 // A chain of spec.operators operators; its last tensor is the graph's output.
 inline OracleCase make_random_row_chain(const ChainSpec& spec) {
   Random r(spec.seed);
@@ -181,7 +213,9 @@ inline OracleCase make_random_row_chain(const ChainSpec& spec) {
       if (made[k].shape == newest.shape) older = &made[k];
     }
     const int64_t kind = r.uniform_int(0, 9);
-    if (older != nullptr && kind >= 8) {
+    if (spec.squeeze_excite && kind >= 5 && kind <= 7) {
+      made.push_back(add_squeeze_excite(r, c, spec, newest, i));
+    } else if (older != nullptr && kind >= 8) {
       made.push_back(add_residual(r, c, spec, newest, *older, i));
     } else if (kind <= 3) {
       made.push_back(add_conv(r, c, spec, newest, false, i));
