@@ -112,14 +112,14 @@ std::vector<int64_t> sum_absolute_weights_of(std::span<const Weight> weights, in
   return sums;
 }
 
-std::vector<int64_t> sum_absolute_weights(const std::vector<uint8_t>& weights, bool is_signed, int32_t weight_offset,
+std::vector<int64_t> sum_absolute_weights(std::span<const uint8_t> weights, bool is_signed, int32_t weight_offset,
                                           int64_t out_channels, bool channel_last) {
   const auto channels = static_cast<size_t>(out_channels);
   if (is_signed) {
     return sum_absolute_weights_of(std::span(reinterpret_cast<const int8_t*>(weights.data()), weights.size()),
                                    weight_offset, channels, channel_last);
   }
-  return sum_absolute_weights_of(std::span<const uint8_t>(weights), weight_offset, channels, channel_last);
+  return sum_absolute_weights_of(weights, weight_offset, channels, channel_last);
 }
 
 // A channel whose weights are all zero (plus offset) sums to its bias alone,
@@ -235,8 +235,9 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
   }
   TINYFIT_ASSIGN_OR_RETURN(Geometry g, describe(context));
 
-  // The reference's own argument bundle, so its prepare helpers run unchanged.
-  const TensorData w_data = constant_data(w);
+  // The reference's own argument bundle, so its prepare helpers run
+  // unchanged; the weights' data only when they are converted (below).
+  TensorData w_data;
   TensorData b_data;
   reference::KernelArgs args{graph, node, {nullptr, &w_data}, {}};
   if (graph.has_input(node, 2)) {
@@ -250,9 +251,14 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
   if (x.dtype == ir::DType::kF32 && y.dtype == ir::DType::kF32) {
     c.dtype_token_ = "f32";
     c.weight_c_type_ = "float";
-    TINYFIT_ASSIGN_OR_RETURN(std::vector<float> weights, reference::load_reals(args, w_data, w));
+    if (w.dtype == ir::DType::kF32) {
+      c.weights_ = w.data;
+    } else {  // hybrid: int8 weights dequantised as the reference does
+      w_data = constant_data(w);
+      TINYFIT_ASSIGN_OR_RETURN(std::vector<float> weights, reference::load_reals(args, w_data, w));
+      c.own_weights({as_bytes(weights).begin(), as_bytes(weights).end()});
+    }
     TINYFIT_ASSIGN_OR_RETURN(c.bias_float_, reference::load_bias_reals(args, g.out_channels));
-    c.weights_.assign(as_bytes(weights).begin(), as_bytes(weights).end());
     std::tie(p.float_min, p.float_max) = float_clamp(node.activation);
   } else {
     const bool qs8 = x.dtype == ir::DType::kI8 && w.dtype == ir::DType::kI8 && y.dtype == ir::DType::kI8;
@@ -279,7 +285,7 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
       c.weight_sums_ =
           qs8 ? sum_rows<int32_t>(std::span(reinterpret_cast<const int8_t*>(c.weights_.data()), c.weights_.size()),
                                   channels, std::identity{})
-              : sum_rows<int32_t>(std::span<const uint8_t>(c.weights_), channels, std::identity{});
+              : sum_rows<int32_t>(c.weights_, channels, std::identity{});
     }
     for (const reference::QuantizedMultiplier& m : q.multipliers) {
       c.multiplier_.push_back(m.multiplier);
@@ -337,8 +343,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
     if (primitive == ConvPrimitive::kWinogradFloat) {
       const std::vector<float> u = transform_winograd_weights(reinterpret_cast<const float*>(weights_.data()),
                                                               p.out_channels, p.in_channels);
-      weights_.assign(as_bytes(u).begin(), as_bytes(u).end());
-      p.weights = weights_.data();
+      own_weights({as_bytes(u).begin(), as_bytes(u).end()});
     }
     return;
   }
@@ -383,7 +388,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
         words[((ch / 4) * taps + t) * 2 + (ch % 4) / 2] |= ch % 2 ? lane << 16 : lane;
       }
     }
-    weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
+    own_weights({as_bytes(words).begin(), as_bytes(words).end()});
     weight_c_type_ = "uint32_t";
   } else if (primitive == ConvPrimitive::kDepthwiseChannelDsp) {
     // int32 (weight + offset), [C][KH][KW]: a channel's window contiguous.
@@ -395,7 +400,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
         words[ch * taps + t] = static_cast<uint32_t>((is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset);
       }
     }
-    weights_.assign(as_bytes(words).begin(), as_bytes(words).end());
+    own_weights({as_bytes(words).begin(), as_bytes(words).end()});
     weight_c_type_ = "uint32_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates) {
     // Rows rounded up to a multiple of four with zeros, in channel pairs
@@ -408,7 +413,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
         packed[((ch / 2) * groups + k / 4) * 8 + (ch % 2) * 4 + k % 4] = weights_[ch * row + k];
       }
     }
-    weights_ = std::move(packed);
+    own_weights(std::move(packed));
     weight_c_type_ = "uint64_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp) {
     // Rows rounded up to a multiple of four, then 4 more bytes, all zero.
@@ -418,9 +423,14 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
       std::copy_n(weights_.begin() + static_cast<ptrdiff_t>(ch * row), row,
                   packed.begin() + static_cast<ptrdiff_t>(ch * row4));
     }
-    weights_ = std::move(packed);
+    own_weights(std::move(packed));
   }
-  p.weights = weights_.data();
+}
+
+void ConvConstants::own_weights(std::vector<uint8_t> bytes) {
+  owned_weights_ = std::move(bytes);
+  weights_ = owned_weights_;
+  params_.weights = weights_.data();
 }
 
 std::string ConvConstants::emit(CallEmitter& emitter) const {

@@ -15,10 +15,17 @@
 // requantisation as tf_requant_channel records, the float Winograd kernel
 // its transformed weights: pack_for() re-lays them for the chosen primitive,
 // once, before the first run or emit.
+//
+// Weights in the kernel's element type and the IR layout are read in place
+// from the graph's constant until pack_for() re-lays them: counting a plan's
+// work prepares every call of every plan a compile measures, and a copy per
+// call was most of light VGG19's compile (its 411 MB fully connected weights).
+// Requires: the graph outlives the constants.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +38,10 @@ namespace tinyfit::exec {
 class ConvConstants {
  public:
   static Result<std::unique_ptr<ConvConstants>> prepare(const KernelCallContext& context);
+
+  ConvConstants() = default;
+  ConvConstants(const ConvConstants&) = delete;  // weights_ may view owned_weights_
+  ConvConstants& operator=(const ConvConstants&) = delete;
 
   const std::string& dtype_token() const { return dtype_token_; }  // "qs8", "qu8", "f32"
   bool is_float() const { return dtype_token_ == "f32"; }
@@ -60,7 +71,11 @@ class ConvConstants {
  private:
   std::string dtype_token_;
   std::string weight_c_type_;          // int8_t, uint8_t or float; uint32_t / uint64_t words once packed
-  std::vector<uint8_t> weights_;       // IR layout, kernel element type; the primitive's layout once packed
+  // Makes `bytes` the weights (converted or re-laid) and params().weights.
+  void own_weights(std::vector<uint8_t> bytes);
+
+  std::span<const uint8_t> weights_;   // IR layout, kernel element type; the primitive's layout once packed
+  std::vector<uint8_t> owned_weights_;  // what weights_ views when not the graph's constant
   std::vector<int32_t> bias_int_;      // qs8 / qu8
   std::vector<float> bias_float_;      // f32
   std::vector<int32_t> multiplier_, shift_;

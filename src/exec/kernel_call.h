@@ -88,6 +88,11 @@ struct KernelCallContext {
   const ir::Graph& graph;
   const plan::Plan& plan;
   const plan::KernelCall& call;
+  // The kernel is only asked which runtime calls it makes and on which views
+  // (exec/plan_work.h), never run: constants need not be re-laid for their
+  // primitive (a float Winograd transform per call counted was most of a
+  // light VGG19 compile once its weights were no longer copied).
+  bool lists_calls_only = false;
 
   const ir::Node& node() const { return graph.nodes.at(static_cast<size_t>(call.node)); }
 };

@@ -62,7 +62,7 @@ Result<std::vector<RuntimeCall>> list_runtime_calls(const PreparedKernel& kernel
 Result<std::vector<RuntimeCall>> list_runtime_calls(const ir::Graph& graph, const plan::Plan& plan,
                                                     const plan::KernelCall& call) {
   TINYFIT_ASSIGN_OR_RETURN(std::unique_ptr<PreparedKernel> kernel,
-                           prepare_kernel(KernelCallContext{graph, plan, call}));
+                           prepare_kernel(KernelCallContext{graph, plan, call, true}));
   return list_runtime_calls(*kernel);
 }
 
