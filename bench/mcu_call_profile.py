@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Per-call instructions of a model's emitted C on the emulated Cortex-M4.
 
-Usage: bench/mcu_call_profile.py MODEL [--tinyfit build/tinyfit] [--work DIR] [--emitted DIR] [-- COMPILE_FLAGS...]
+Usage: bench/mcu_call_profile.py MODEL [--tinyfit build/tinyfit] [--work DIR] [--emitted DIR] [--ram BYTES] [--predicted]
+                                 [-- COMPILE_FLAGS...]
 
 Compiles MODEL with `tinyfit compile --emit c` (default flags: --techniques none
 --sram 320KiB, the ordinary plan that is vww_96's and most CI models' fastest
@@ -18,6 +19,11 @@ build/tests/mcu/programs/bench/, such as overhead_mcunet_vww_pex_m4, the
 smallest-peak PEX plan of its PEX table) instead of compiling MODEL. A node split over several calls counts its
 MACs once per call (ordinary plans make one call a node). For finding where a
 plan's instructions go; tinyfit_bench_mcu gives the table figures.
+--predicted adds the latency model's prediction of every call (summed over a
+loop's iterations, from build/bench/tinyfit_bench_call_costs with the same
+--techniques, --latency-budget and --sram; not with --emitted) beside the
+measured instructions, and the totals per kernel: where a plan's prediction
+error is. The measured column includes the counter reads (about 40 a call).
 """
 import argparse
 import json
@@ -36,16 +42,21 @@ def instrument(model_c, prefix):
     start = model_c.index("int %s_invoke(void) {" % prefix)
     end = model_c.index("\n}\n", start)
     lines = model_c[start:end].split("\n")
-    calls, step = [], ("?", "?")  # (node name, op)
+    calls, step, block = [], ("?", "?"), -1  # (node name, op); the plan call's block
     for i, line in enumerate(lines):
         m = re.match(r"\s*/\* step (\S+): (.*) \((\w+)\)", line)
         if m:
             step = (m.group(2), m.group(3))
+        m = re.match(r"\s*/\* step \S+: (.*) \*/", line)
+        if m and not m.group(1).startswith("loop "):
+            block += 1
+            if not re.search(r"\(\w+\)", m.group(1)):
+                step = (m.group(1), m.group(1))  # a copy
         m = re.match(r"^(\s*)(tf_\w+)\((.*)\);$", line)
         if m:
             lines[i] = "%s{ const uint64_t t_ = board_counter_read(); %s(%s); profile_ticks[%d] += board_counter_read() - t_; }" % (
                 m.group(1), m.group(2), m.group(3), len(calls))
-            calls.append((step[0], step[1], m.group(2)))  # a chunked node has several calls
+            calls.append((step[0], step[1], m.group(2), block))  # a chunked node has several calls
     header = '#include "board.h"\nuint64_t profile_ticks[%d];\n' % max(len(calls), 1)
     return model_c[:start] + header + "\n".join(lines) + model_c[end:], calls
 
@@ -82,6 +93,8 @@ def main():
     parser.add_argument("--tinyfit", default=os.path.join(REPO, "build", "tinyfit"))
     parser.add_argument("--work", default=os.path.join(REPO, "build", "bench", "call_profile"))
     parser.add_argument("--emitted", help="a directory of emitted C (model.c, runtime/) to profile instead")
+    parser.add_argument("--ram", type=int, default=327680, help="the board's RAM the program links in (bytes)")
+    parser.add_argument("--predicted", action="store_true", help="the latency model's prediction beside each call")
     parser.add_argument("compile_flags", nargs="*", default=["--techniques", "none", "--sram", "320KiB"])
     args = parser.parse_args()
     emitted = args.emitted or os.path.join(args.work, "c")
@@ -100,7 +113,7 @@ def main():
     elf = os.path.join(args.work, "profile.elf")
     run(["arm-none-eabi-gcc"] + M4_FLAGS + [
         "-std=c99", "-O2", "-ffreestanding", "-ffunction-sections", "-fdata-sections", "-nostdlib", "-nostartfiles",
-        "-T", os.path.join(BOARD, "mps2.ld"), "-Wl,--defsym=__ram_size=327680", "-Wl,--gc-sections",
+        "-T", os.path.join(BOARD, "mps2.ld"), "-Wl,--defsym=__ram_size=%d" % args.ram, "-Wl,--gc-sections",
         "-I" + BOARD, "-I" + emitted, "-I" + os.path.join(emitted, "runtime", "include"), "-o", elf,
         os.path.join(BOARD, "startup.c"), os.path.join(args.work, "main.c"),
         os.path.join(args.work, "model_profiled.c")] +
@@ -110,10 +123,21 @@ def main():
     counts = [int(v) for v in out.split()]
     total, per_call = counts[0], counts[1:]
     operators = {node["name"]: node for node in info["operators"]}
-    print("| call | op | kernel | MACs | output values | M4 instructions | per MAC | per output value |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
-    sums = {}
-    for index, ((name, op, kernel), instructions) in enumerate(zip(calls, per_call)):
+    predicted, predicted_run = {}, None  # (plan call block, kernel) -> instructions
+    if args.predicted:
+        costs = run([os.path.join(os.path.dirname(args.tinyfit), "bench", "tinyfit_bench_call_costs"), args.model] +
+                    args.compile_flags).split("\n")
+        for line in costs:
+            fields = line.split("\t")
+            if len(fields) == 3:
+                predicted[(int(fields[0]), fields[1])] = float(fields[2])
+            elif len(fields) == 2 and fields[0] == "run":
+                predicted_run = float(fields[1])
+    print("| call | op | kernel | MACs | output values | M4 instructions | per MAC | per output value |" +
+          (" predicted | error |" if args.predicted else ""))
+    print("|---|---|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if args.predicted else ""))
+    sums, kernels = {}, {}
+    for index, ((name, op, kernel, block), instructions) in enumerate(zip(calls, per_call)):
         node = operators.get(name, {})
         macs = int(node.get("macs", 0))
         values = 1
@@ -123,13 +147,29 @@ def main():
         s[0] += macs
         s[1] += values
         s[2] += instructions
-        print("| %d | %s | %s | %d | %d | %d | %s | %.1f |" % (
+        row = "| %d | %s | %s | %d | %d | %d | %s | %.1f |" % (
             index, op, kernel, macs, values, instructions, "%.2f" % (instructions / macs) if macs else "-",
-            instructions / values if values else 0))
+            instructions / values if values else 0)
+        if args.predicted:
+            # A plan call making several calls of one kernel has one prediction for them: on its first.
+            p = predicted.pop((block, kernel), 0.0)
+            k = kernels.setdefault(kernel, [0, 0.0])
+            k[0] += instructions
+            k[1] += p
+            row += " %d | %s |" % (p, "%+.1f%%" % (100.0 * (p - instructions) / instructions) if instructions else "-")
+        print(row)
     print("\n| op | MACs | output values | M4 instructions | per MAC |\n|---|---:|---:|---:|---:|")
     for op, (macs, values, instructions) in sorted(sums.items(), key=lambda kv: -kv[1][2]):
         print("| %s | %d | %d | %d | %s |" % (op, macs, values, instructions,
                                              "%.2f" % (instructions / macs) if macs else "-"))
+    if args.predicted:
+        print("\n| kernel | M4 instructions | predicted | predicted - measured |\n|---|---:|---:|---:|")
+        for kernel, (instructions, p) in sorted(kernels.items(), key=lambda kv: -abs(kv[1][1] - kv[1][0])):
+            print("| %s | %d | %d | %+d |" % (kernel, instructions, p, p - instructions))
+        if predicted:
+            print("\npredicted calls not matched to a call of the emitted C: %s" % sorted(predicted))
+        print("\npredicted, all calls and the invoke function's own counts: %d" % (
+            sum(k[1] for k in kernels.values()) + (predicted_run or 0)))
     print("\ntotal (one invoke, counter read around it): %d M4 instructions" % total)
 
 
