@@ -114,6 +114,17 @@ void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels
   at(f, Feature::kPixelPairWork) = inbound_work - tap_rows * run * kernel_cols * work_per_tap;
 }
 
+// Whether the im2col kernels run the call on their dense pointwise path
+// (call_features.h kPointwiseGroups).
+bool takes_pointwise_path(const CallGeometry& call) {
+  const ir::Node& node = *call.node;
+  if (node.op != ir::OpType::kConv2D || !call.even_pixels || !call.graph->has_input(node, 0)) return false;
+  const auto& a = node.attr<ir::ConvAttrs>();
+  const int64_t in_channels = call.graph->input_tensor(node, 0).shape.back();
+  return a.kernel_h == 1 && a.kernel_w == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad == ir::Padding2D{} &&
+         a.groups == 1 && in_channels % 4 == 0;
+}
+
 // Whether the node's output 0 is quantized differently from its input 0.
 bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
   if (node.inputs.empty() || node.outputs.empty() || !graph.has_input(node, 0)) return false;
@@ -181,6 +192,9 @@ std::string_view feature_name(Feature feature) {
     case Feature::kOddRunWork: return "odd_run_work";
     case Feature::kPixelPairSlots: return "pixel_pair_slots";
     case Feature::kPixelPairWork: return "pixel_pair_work";
+    case Feature::kCopyBytes: return "copy_bytes";
+    case Feature::kStridedCopyPixels: return "strided_copy_pixels";
+    case Feature::kPointwiseGroups: return "pointwise_groups";
   }
   return "?";
 }
@@ -215,7 +229,11 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kTapRowBlocks) = pixels * blocks;
   at(f, Feature::kTapBlocks) = pixels * blocks;
   at(f, Feature::kTapVisits) = pixels * channels;
-  if (call.node == nullptr) return f;
+  if (call.node == nullptr) {
+    at(f, Feature::kCopyBytes) = pixels * channels * static_cast<double>(call.element_bytes);
+    at(f, Feature::kStridedCopyPixels) = call.dense_copy ? 0 : pixels;
+    return f;
+  }
 
   // Windows are separable: the taps of a pixel are the product of its taps
   // along each windowed axis, so sums over pixels factor per axis. The first
@@ -272,6 +290,7 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   const double groups = std::ceil(pixels / kGemmPixels);
   const double gemm_pairs = std::ceil(static_cast<double>(out.end - out.begin / 2 * 2) / kGemmChannels);
   at(f, Feature::kGemmGroups) = groups;
+  at(f, Feature::kPointwiseGroups) = takes_pointwise_path(call) ? groups : 0;
   at(f, Feature::kGemmPairGroups) = groups * gemm_pairs;
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
   at(f, Feature::kStagedElements) =

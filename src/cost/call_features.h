@@ -118,8 +118,24 @@ enum class Feature : int {
   kPixelPairSlots,        // pixels x ceil(C / 2) less the odd runs' pixels: the pixel-by-pixel path's
                           // iterations
   kPixelPairWork,         // kInboundWork less the odd runs' MACs: that path's MACs
+  // A plan copy's two paths (tf_x8_copy: no node, so none of the counts
+  // above but the written view's): when both views are dense it moves its
+  // bytes sixteen a step; otherwise it copies pixel by pixel, a memcpy each.
+  // Counted in bytes, not elements: a float copy moves four per element. A
+  // row loop's copies move a few kept rows per iteration, so their cost is
+  // a few instructions per call plus these, where the written view's rows
+  // and channel blocks (what a kernel's loops step through) do not apply.
+  kCopyBytes,             // bytes the copy moves (0 for a call that computes a node)
+  kStridedCopyPixels,     // pixels of a copy whose views are not both dense (one memcpy each)
+  // The im2col kernels' dense pointwise path (conv2d_im2col_dsp.h): a 1x1
+  // convolution, stride 1, no padding, one group, input channels a multiple
+  // of four, both views' pixels evenly spaced (whole maps and row chunks)
+  // widens each pixel's channels straight into its column, with none of the
+  // general path's window coordinates per pixel. MOTES's row loops run most
+  // pointwise convolutions this way, a call per row.
+  kPointwiseGroups,       // kGemmGroups of a call that takes that path (0 otherwise)
 };
-inline constexpr int kFeatureCount = 54;
+inline constexpr int kFeatureCount = 57;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 
@@ -142,6 +158,14 @@ struct CallGeometry {
   // channels for an accumulate call; 0 for a finalize or a copy.
   double work_share = 1.0;
   bool in_loop = false;
+  // A copy (node nullptr): the bytes of an element, and whether both views
+  // are dense (elements back to back: tf_x8_copy's fast path).
+  int64_t element_bytes = 1;
+  bool dense_copy = true;
+  // Whether the pixels of the views it reads and writes are evenly spaced
+  // (rows of pixels back to back, images of rows): the im2col kernels' test
+  // for their dense pointwise path.
+  bool even_pixels = true;
 };
 
 // Requires: graph and node (when set) valid; `written` of the node output's

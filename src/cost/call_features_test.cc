@@ -227,5 +227,38 @@ TEST(ComputeCallFeatures, ACopyHasShapeCountsButNoWork) {
   EXPECT_EQ(at(f, Feature::kChannelBlocks), 4);  // 2 pixels x 2 blocks of four
 }
 
+// tf_x8_copy moves a dense copy's bytes sixteen a step and copies any other
+// pixel by pixel: bytes, not elements (a float moves four), and the pixels
+// only on the strided path.
+TEST(ComputeCallFeatures, ACopyCountsItsBytesAndItsStridedPixels) {
+  CallGeometry g;
+  g.written = {{0, 1}, {0, 3}, {0, 5}, {0, 8}};
+  g.element_bytes = 4;
+  const FeatureVector dense = compute_call_features(g);
+  EXPECT_EQ(at(dense, Feature::kCopyBytes), 480);  // 15 pixels x 8 x 4 bytes
+  EXPECT_EQ(at(dense, Feature::kStridedCopyPixels), 0);
+  g.dense_copy = false;
+  EXPECT_EQ(at(compute_call_features(g), Feature::kStridedCopyPixels), 15);
+  const ConvGraph c;  // a call that computes a node moves no copy bytes
+  EXPECT_EQ(at(compute_call_features(c.whole()), Feature::kCopyBytes), 0);
+}
+
+// The im2col kernels' dense pointwise path: a 1x1 convolution over input
+// channels a multiple of four whose views' pixels are evenly spaced; a 3x3
+// window, 2 input channels or uneven views take the general path.
+TEST(ComputeCallFeatures, APointwiseConvolutionOverFoursTakesTheDensePath) {
+  testing::TestGraph t;
+  t.node(ir::OpType::kConv2D, {t.input({1, 4, 5, 8}), t.constant({6, 1, 1, 8})}, ir::ConvAttrs{});
+  CallGeometry g;
+  g.graph = &t.graph;
+  g.node = &t.graph.nodes.front();
+  g.written = {{0, 1}, {1, 3}, {0, 5}, {0, 6}};  // a chunk of two rows: 10 pixels
+  EXPECT_EQ(at(compute_call_features(g), Feature::kPointwiseGroups), 4);  // ceil(10 / 3)
+  g.even_pixels = false;
+  EXPECT_EQ(at(compute_call_features(g), Feature::kPointwiseGroups), 0);
+  const ConvGraph c;
+  EXPECT_EQ(at(compute_call_features(c.whole()), Feature::kPointwiseGroups), 0);
+}
+
 }  // namespace
 }  // namespace tinyfit::cost

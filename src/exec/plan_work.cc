@@ -102,9 +102,32 @@ cost::FeatureVector compute_fused_features(const ir::Graph& graph, const plan::K
   return cost::compute_fused_call_features(graph, nodes);
 }
 
-// `input(i)` / `output(i)`: the call's i-th view as this instance sees it.
-void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, const std::vector<RuntimeCall>& calls,
-                       bool in_loop, const std::function<plan::ViewInstance(size_t)>& input_view,
+// Whether the view's elements lie back to back (axes of extent 1 may have any
+// stride): tf_x8_copy's test for its fast path.
+bool is_dense(const plan::ViewInstance& view) {
+  int64_t next = 1;
+  for (int a = view.rank() - 1; a >= 0; --a) {
+    const auto i = static_cast<size_t>(a);
+    if (view.shape[i] != 1 && view.strides[i] != next) return false;
+    next *= view.shape[i];
+  }
+  return true;
+}
+
+// Whether a rank-4 view's pixels are evenly spaced (rows back to back, images
+// of rows): the im2col kernels' test for their dense pointwise path.
+bool has_even_pixels(const plan::ViewInstance& view) {
+  if (view.rank() != 4) return false;
+  return view.strides[1] == view.shape[2] * view.strides[2] &&
+         (view.shape[0] == 1 || view.strides[0] == view.shape[1] * view.strides[1]);
+}
+
+// `input(i)` / `output(i)`: the call's i-th view as this instance sees it;
+// `plan`: the plan whose buffers they name (a copy's element bytes), or
+// nullptr for a call that computes a node.
+void add_runtime_calls(const ir::Graph& graph, const plan::Plan* plan, const plan::KernelCall& call,
+                       const std::vector<RuntimeCall>& calls, bool in_loop,
+                       const std::function<plan::ViewInstance(size_t)>& input_view,
                        const std::function<plan::ViewInstance(size_t)>& output_view, cost::PlanWork& work) {
   for (const RuntimeCall& runtime : calls) {
     if (!call.fused.empty()) {
@@ -119,6 +142,7 @@ void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, con
     if (runtime.first_input >= 0) {
       input = input_view(static_cast<size_t>(runtime.first_input));
       geometry.read_elements = input->count_elements();
+      geometry.even_pixels = has_even_pixels(*input);
     }
     if (runtime.first_output >= 0) {
       const plan::ViewInstance output = output_view(static_cast<size_t>(runtime.first_output));
@@ -126,16 +150,23 @@ void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, con
       const bool in_place_copy = call.mode == plan::CallMode::kCopy && input && input->buffer == output.buffer &&
                                  input->offset_elements == output.offset_elements;
       if (!in_place_copy) geometry.written = describe_written_ranges(output);
+      geometry.even_pixels = geometry.even_pixels && has_even_pixels(output);
+      if (call.mode == plan::CallMode::kCopy) {
+        TINYFIT_CHECK(plan != nullptr && input) << "a copy counted without its plan or input view";
+        geometry.element_bytes = ir::dtype_size_bytes(plan->buffers.at(static_cast<size_t>(output.buffer)).dtype);
+        geometry.dense_copy = is_dense(*input) && is_dense(output);
+      }
     }
     geometry.work_share = find_work_share(graph, call, input ? &*input : nullptr);
     work.add_call(runtime.function, cost::compute_call_features(geometry));
   }
 }
 
-void add_runtime_calls(const ir::Graph& graph, const plan::KernelCall& call, const std::vector<RuntimeCall>& calls,
-                       std::span<const plan::LoopChunk> nest, cost::PlanWork& work) {
+void add_runtime_calls(const ir::Graph& graph, const plan::Plan& plan, const plan::KernelCall& call,
+                       const std::vector<RuntimeCall>& calls, std::span<const plan::LoopChunk> nest,
+                       cost::PlanWork& work) {
   add_runtime_calls(
-      graph, call, calls, !nest.empty(), [&](size_t i) { return plan::resolve_view(call.inputs.at(i), nest); },
+      graph, &plan, call, calls, !nest.empty(), [&](size_t i) { return plan::resolve_view(call.inputs.at(i), nest); },
       [&](size_t i) { return plan::resolve_view(call.outputs.at(i), nest); }, work);
 }
 
@@ -154,7 +185,7 @@ Status walk_runtime_work(const ir::Graph& graph, const plan::Plan& plan,
   plan::InstanceVisitor visitor;
   visitor.call = [&](const plan::KernelCall& call, std::span<const plan::LoopChunk> nest) -> Status {
     cost::PlanWork instance;
-    add_runtime_calls(graph, call, runtime_calls.at(&call), nest, instance);
+    add_runtime_calls(graph, plan, call, runtime_calls.at(&call), nest, instance);
     add(call, instance);
     return {};
   };
@@ -194,7 +225,7 @@ Result<cost::PlanWork> count_kernel_work(const ir::Graph& graph, const plan::Ker
   TINYFIT_ASSIGN_OR_RETURN(const std::vector<RuntimeCall> calls, list_runtime_calls(kernel));
   cost::PlanWork work;
   add_runtime_calls(
-      graph, call, calls, false,
+      graph, nullptr, call, calls, false,
       [&](size_t i) {
         TINYFIT_CHECK(i < inputs.size()) << "count_kernel_work: no input view " << i;
         return inputs[i];
