@@ -442,25 +442,42 @@ OracleCase make_row_chain(Random& r, DType dtype) {
   return row_chain::make_random_row_chain(spec);
 }
 
-// A cheap producer (a 1x1 max pool) under a tall window (a depthwise
-// convolution or max pool of 3-7 rows, stride 1) at MobileNet and MCUNet
-// feature-map sizes: as one row loop of 1-3 rows (make_row_loop_plan), each
-// iteration's BlockConcat copy (tf_x8_copy) keeps 2-6 rows of the producer's
-// output and is a large part of the work, so the copy row is fitted on what
-// copies cost rather than on what the row chains' convolutions leave over.
+// A producer under a tall window (a depthwise convolution or max pool of
+// 3-7 rows, stride 1) at MobileNet and MCUNet feature-map sizes, as one row
+// loop of 1-3 rows (make_row_loop_plan): each iteration's BlockConcat copy
+// (tf_x8_copy) keeps 2-6 rows of the producer's output, several times the
+// rows the producer computes, so the copy row is fitted where copies are
+// much of the work. The producer is a 1x1 max pool (the cheapest), or a
+// convolution as MOTES's row loops run them: a pointwise one (1x1, in
+// channels a multiple of four or not: the dense pointwise and the general
+// im2col paths of its _workspace twin, tf_*_conv2d_1x1_rows__dsp without a
+// workspace) or a 3x3 one (im2col over a window), from few input channels so
+// that it stays cheap beside the copy.
 OracleCase make_row_copy(Random& r, DType dtype) {
   OracleCase c;
-  const int64_t rows = r.pick(std::vector<int64_t>{28, 56, 56, 80, 112});
+  const int64_t rows = r.pick(std::vector<int64_t>{28, 44, 56, 56, 80, 88, 112});
   const int64_t channels = r.pick(std::vector<int64_t>{8, 16, 24, 32});
   const int64_t kernel_h = r.pick(std::vector<int64_t>{3, 3, 5, 7});
   const int64_t kernel_w = r.chance(0.5) ? 1 : 3;
+  const int producer = static_cast<int>(r.uniform_int(0, 3));  // 0 max pool, 1-2 pointwise, 3 3x3
   const auto q = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
-  const ir::TensorId x =
-      kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, {1, rows, rows, channels}, -1, 1), q);
-  const ir::TensorId p = kernel_oracle::add_tensor(c, "p", dtype, {1, rows, rows, channels}, q);
-  ir::PoolAttrs one;
-  one.kernel_h = one.kernel_w = 1;
-  kernel_oracle::set_node(c, OpType::kMaxPool, {x}, {p}, one);
+  const ir::Shape p_shape{1, rows, rows, channels};
+  ir::TensorId p;
+  if (producer == 0) {
+    const ir::TensorId x = kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, p_shape, -1, 1), q);
+    p = kernel_oracle::add_tensor(c, "p", dtype, p_shape, q);
+    ir::PoolAttrs one;
+    one.kernel_h = one.kernel_w = 1;
+    kernel_oracle::set_node(c, OpType::kMaxPool, {x}, {p}, one);
+  } else {
+    const int64_t in_channels = r.pick(std::vector<int64_t>{3, 4, 8, 8, 16});
+    const int64_t k = producer == 3 ? 3 : 1;
+    const ir::TensorId x = add_sized_input(c, r, dtype, {1, rows, rows, in_channels});
+    const SizedWindow same{rows, rows, k, k, 1, (k - 1) / 2, (k - 1) / 2, k / 2, k / 2};
+    p = add_dsp_stage(c, r, dtype, {"p", OpType::kConv2D, x, {channels, k, k, in_channels}, channels, p_shape,
+                                    k * k * in_channels, conv_attrs(same), r.chance(0.6), false});
+  }
+  const ir::QuantParams p_quant = *c.graph.tensor(p).quant;
   const int64_t pad_top = (kernel_h - 1) / 2, pad_left = (kernel_w - 1) / 2;
   const SizedWindow window{rows, rows, kernel_h, kernel_w, 1, pad_top, pad_left, kernel_h - 1 - pad_top,
                            kernel_w - 1 - pad_left};
@@ -469,7 +486,7 @@ OracleCase make_row_copy(Random& r, DType dtype) {
     add_conv_node(c, r, dtype, OpType::kDepthwiseConv2D, p, {1, kernel_h, kernel_w, channels}, y_shape, channels,
                   kernel_h * kernel_w, conv_attrs(window));
   } else {
-    const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, y_shape, q);
+    const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, y_shape, p_quant);
     ir::PoolAttrs tall;
     tall.kernel_h = kernel_h;
     tall.kernel_w = kernel_w;
@@ -597,7 +614,7 @@ std::vector<Maker> list_makers() {
     }
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     if (t != DType::kF32) {
-      makers.push_back({"row_copy" + s, "row_chain" + s, [t](Random& r) { return make_row_copy(r, t); }, 2, false});
+      makers.push_back({"row_copy" + s, "row_chain" + s, [t](Random& r) { return make_row_copy(r, t); }, 3, false});
     }
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
