@@ -18,6 +18,10 @@ struct ImportOptions {
   // compiler drops them (DESIGN.md, accounting); golden comparisons against
   // float-I/O models keep them.
   bool keep_io_quantization = false;
+  // Merge identical operators (import/merge_identical_nodes.h). Off: the
+  // graph as the model gives it, for comparisons with schedulers that take it
+  // so (HMCOS's peaks in bench/memory_plans.cc).
+  bool merge_identical_nodes = true;
   // Receives one notice per assumption the importer makes on the user's
   // behalf (a symbolic batch dimension taken as 1); the command line prints
   // each as one "tinyfit: note:" line on stderr. Empty: notices are dropped.

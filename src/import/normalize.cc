@@ -9,6 +9,7 @@
 #include "import/fuse_activations.h"
 #include "import/fuse_gelu.h"
 #include "import/fuse_layer_norm.h"
+#include "import/merge_identical_nodes.h"
 #include "import/remove_identities.h"
 #include "ir/op_decl.h"
 
@@ -31,6 +32,8 @@ Status normalize_graph(ir::Graph& graph, const ImportOptions& options) {
   // Quantized ops made by fold_qdq may now take a following Clip.
   fuse_activations(graph);
   fold_padding(graph);
+  // Last of the rewrites: the nodes it compares are in their final form.
+  if (options.merge_identical_nodes) merge_identical_nodes(graph);
   if (!options.keep_io_quantization) drop_io_quantization(graph);
   remove_identities(graph);
   graph.remove_unused_tensors();

@@ -10,6 +10,8 @@
 //                            so DQ -> Conv -> Relu -> Q folds; again after it)
 //   fold_qdq                 DequantizeLinear -> float op -> QuantizeLinear => quantized op
 //   fold_padding             explicit Pad into the Conv / DepthwiseConv consuming it
+//   merge_identical_nodes    a node computing what an earlier one computes (same op,
+//                            attributes, inputs) dropped, its readers rewired
 //   drop_io_quantization     Quantize on inputs / Dequantize on outputs (unless kept)
 // The NCHW -> NHWC layout change is not a pass: the ONNX importer emits NHWC
 // directly (onnx_context.h, "Layout tracking"). Passes work on the IR only, so

@@ -20,6 +20,8 @@ struct ConvAttrs {
   int64_t dilation_h = 1, dilation_w = 1;
   Padding2D pad;
   int64_t groups = 1;  // Conv2D only; DepthwiseConv2D derives its multiplier from shapes
+
+  bool operator==(const ConvAttrs&) const = default;
 };
 
 struct PoolAttrs {
@@ -29,50 +31,70 @@ struct PoolAttrs {
   // AveragePool: divide by the full window (ONNX count_include_pad=1) or by the
   // number of in-bounds elements (TFLite, ONNX default).
   bool count_include_pad = false;
+
+  bool operator==(const PoolAttrs&) const = default;
 };
 
 struct ReduceAttrs {
   std::vector<int> axes;  // sorted, non-negative
   bool keep_dims = true;
+
+  bool operator==(const ReduceAttrs&) const = default;
 };
 
 struct SoftmaxAttrs {
   int axis = -1;  // normalised to non-negative at import
   float beta = 1.0f;
+
+  bool operator==(const SoftmaxAttrs&) const = default;
 };
 
 struct LrnAttrs {
   int64_t size = 1;
   float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+
+  bool operator==(const LrnAttrs&) const = default;
 };
 
 struct ConcatAttrs {
   int axis = 0;
+
+  bool operator==(const ConcatAttrs&) const = default;
 };
 
 struct SplitAttrs {
   int axis = 0;
   std::vector<int64_t> sizes;  // one per output, summing to the input extent
+
+  bool operator==(const SplitAttrs&) const = default;
 };
 
 struct SliceAttrs {
   // One entry per input axis, normalised: 0 <= begin, end <= extent, step >= 1.
   std::vector<int64_t> begin, end, step;
+
+  bool operator==(const SliceAttrs&) const = default;
 };
 
 struct TransposeAttrs {
   std::vector<int> perm;
+
+  bool operator==(const TransposeAttrs&) const = default;
 };
 
 struct PadAttrs {
   std::vector<int64_t> before, after;  // per axis, non-negative (constant mode)
   float value = 0.0f;                  // quantized tensors pad with the zero point
+
+  bool operator==(const PadAttrs&) const = default;
 };
 
 struct ChannelShuffleAttrs {
   // The last axis (C channels) as a groups x (C / groups) matrix, transposed:
   // output channel i * groups + j is input channel j * (C / groups) + i.
   int64_t groups = 1;
+
+  bool operator==(const ChannelShuffleAttrs&) const = default;
 };
 
 // Resize of the rows and cols of an NHWC tensor; ir/resize_sampling.h states
@@ -103,27 +125,37 @@ struct ResizeAttrs {
   // The s of each axis when the model gives scale factors (ONNX scales);
   // 0: out / in.
   double row_scale = 0, col_scale = 0;
+
+  bool operator==(const ResizeAttrs&) const = default;
 };
 
 struct ClipAttrs {
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
+
+  bool operator==(const ClipAttrs&) const = default;
 };
 
 // MatMul of two activations: b is read as [..., N, K] when transpose_b (TFLite
 // BATCH_MATMUL adj_y, FULLY_CONNECTED with a non-constant weight, Q x K^T).
 struct MatMulAttrs {
   bool transpose_b = false;
+
+  bool operator==(const MatMulAttrs&) const = default;
 };
 
 // Layer normalisation over the last axis: (x - mean) / sqrt(var + epsilon) * gamma + beta.
 struct LayerNormAttrs {
   float epsilon = 1e-5f;
+
+  bool operator==(const LayerNormAttrs&) const = default;
 };
 
 // GELU: x * Phi(x) with the exact erf, or its tanh approximation.
 struct GeluAttrs {
   bool approximate = false;
+
+  bool operator==(const GeluAttrs&) const = default;
 };
 
 using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, ReduceAttrs, SoftmaxAttrs,
@@ -142,6 +174,8 @@ struct FusedActivation {
     return min == -std::numeric_limits<float>::infinity() &&
            max == std::numeric_limits<float>::infinity();
   }
+
+  bool operator==(const FusedActivation&) const = default;
 };
 
 }  // namespace tinyfit::ir

@@ -23,6 +23,7 @@ struct QuantParams {
   int32_t axis = 0;
 
   bool per_channel() const { return scale.size() > 1; }
+  bool operator==(const QuantParams&) const = default;
 };
 
 struct Tensor {

@@ -30,6 +30,10 @@ struct ChainSpec {
   int64_t rows = 32;  // of the stem's output (the input has twice as many rows and cols)
   int64_t cols = 8;
   int64_t channels = 4;  // per node of the first cell; doubled by each reduction cell
+  // Each convolution edge applies its own ReLU to the state it reads (as the
+  // zoo's NAS cells do: ReLU, then the separable convolution), so two such
+  // edges of one state have identical ReLUs (import/merge_identical_nodes.h).
+  bool relu_edges = false;
 };
 
 class ChainBuilder {
@@ -135,10 +139,20 @@ class ChainBuilder {
       case 0:
         return pool(x, w, prefix);
       case 1:
-        return conv(x, w, channels, name(prefix, "dw"), true);
+        return conv(relu_of(x, prefix), w, channels, name(prefix, "dw"), true);
       default:
-        return conv(x, w, channels, name(prefix, "conv"));
+        return conv(relu_of(x, prefix), w, channels, name(prefix, "conv"));
     }
+  }
+
+  // A ReLU of x with x's quantisation (ChainSpec::relu_edges), or x.
+  Activation relu_of(const Activation& x, const std::string& prefix) {
+    if (!spec_.relu_edges) return x;
+    const std::string n = name(prefix, "relu");
+    const ir::TensorId y = kernel_oracle::add_tensor(c_, n + "/y", kDType, x.shape, c_.graph.tensor(x.tensor).quant);
+    kernel_oracle::set_node(c_, ir::OpType::kClip, {x.tensor}, {y}, ir::ClipAttrs{0.0f});
+    c_.graph.nodes.back().name = n;
+    return {y, x.shape};
   }
 
   Activation cell(const Activation& prev, const Activation& cur, bool reduction, int64_t channels,
