@@ -30,6 +30,18 @@ class Deadline {
     return part;
   }
 
+  // The deadline that keeps `fraction` (0 to 1) of the time left for the
+  // work after it. No limit stays no limit.
+  Deadline keeping(double fraction) const {
+    if (!end_) return {};
+    const auto now = std::chrono::steady_clock::now();
+    const auto left = std::max(*end_ - now, std::chrono::steady_clock::duration::zero());
+    Deadline earlier;
+    earlier.end_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             left * (1.0 - std::clamp(fraction, 0.0, 1.0)));
+    return earlier;
+  }
+
  private:
   std::optional<std::chrono::steady_clock::time_point> end_;
 };

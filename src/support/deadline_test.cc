@@ -29,5 +29,17 @@ TEST(Deadline, AShareIsAnEqualPartOfTheTimeLeft) {
   EXPECT_TRUE(tiny.share(1).expired());
 }
 
+TEST(Deadline, KeepingAFractionEndsThatMuchEarlier) {
+  EXPECT_FALSE(Deadline().keeping(0.5).expired());  // no limit stays no limit
+  const Deadline whole(std::chrono::seconds(60));
+  EXPECT_FALSE(whole.keeping(0.1).expired());       // about 54 s left
+  EXPECT_TRUE(whole.keeping(1.0).expired());        // nothing left before the kept part
+  const Deadline tiny(std::chrono::milliseconds(40));
+  const Deadline earlier = tiny.keeping(0.9);       // about 4 ms
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(earlier.expired());
+  EXPECT_FALSE(whole.keeping(0.1).expired());
+}
+
 }  // namespace
 }  // namespace tinyfit

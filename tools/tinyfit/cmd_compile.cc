@@ -219,7 +219,7 @@ Status run_compile(const CompileCliOptions& cli) {
   // Flags first: a typo costs no model import.
   TINYFIT_ASSIGN_OR_RETURN(driver::CompileOptions options, make_compile_options(cli));
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
-  // --time-limit is for the searches, so it starts after the import.
+  // --time-limit bounds the compile, not the import: it starts after it.
   options.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
   TINYFIT_ASSIGN_OR_RETURN(const driver::CompileReport report, driver::compile_model(graph, options));
   // The chart is most useful when the model does not fit: write it first.
@@ -273,7 +273,8 @@ CommandAction setup_compile_command(CLI::App& app) {
       ->check(CLI::IsMember({32, 16, 8}))
       ->capture_default_str();
   app.add_option("--time-limit", cli->time_limit_seconds,
-                 "seconds for the searches, shared: each an equal part of what is left (best found so far after)")
+                 "seconds for the compile after the import: the searches share nine tenths, each an equal part of "
+                 "what is left (best found so far after); the rest is kept for lowering, verifying and emitting")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   CLI::Option* json = app.add_flag("--json", cli->json, "print one JSON object instead of tables");
