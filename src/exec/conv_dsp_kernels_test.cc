@@ -216,6 +216,10 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
       {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},
       // An RGB stem (runs of nine): 7 interior pixels a row (three pairs and one alone), the last col and row padded.
       {"3x3 stride 2 rgb", {1, 9, 16, 3}, 3, 2, 1, {0, 0, 1, 1}},
+      // One-channel calls of an RGB stem run four interior pixels at a time: 8 a row (two fours), then
+      // 9 a row over two images with the top and bottom rows padded (two fours and a last four overlapping them).
+      {"3x3 stride 2 rgb", {1, 7, 18, 3}, 3, 2, 1, {0, 0, 1, 1}},
+      {"3x3 same rgb", {2, 4, 11, 3}, 3, 1, 1, {1, 1, 1, 1}},
       {"3x3 same", {1, 4, 9, 5}, 3, 1, 1, {1, 1, 1, 1}},  // runs of 15: three groups and three taps
       {"5x5 stride 2 asymmetric", {1, 6, 5, 2}, 5, 2, 1, {2, 1, 1, 2}},
       {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},

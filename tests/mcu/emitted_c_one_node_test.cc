@@ -248,8 +248,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_case
 // three-channel image (im2col through the staging row), a depthwise over six
 // channels (a group of four and two single channels), a 1x1 Conv2D to three
 // channels (im2col, or the workspace-free 1x1 kernel without workspaces), a
-// 3x3 Conv2D to one channel (the window kernel's runs of nine, three interior
-// pixels a row: a pair and one alone), one to two channels (its pairs) and a
+// 3x3 Conv2D to one channel (the window kernel's runs of nine, five interior
+// pixels a row: four at a time, the last four overlapping them), one to two
+// channels (its pairs) and a
 // FullyConnected over the flattened
 // pixels (a block of four outputs, a pair, one alone); int8 and uint8, with
 // and without the kernels' workspaces. The board's bytes must equal the plan
@@ -270,7 +271,7 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
     single.out_channels = 1, single.kernel_h = single.kernel_w = 3, single.pad = {1, 1, 1, 1};
     narrow.out_channels = 2, narrow.kernel_h = narrow.kernel_w = 3, narrow.pad = {1, 1, 1, 1};
     fc.op = OpType::kFullyConnected, fc.out_channels = 7;  // a block of four, a pair, one alone
-    ir::TensorId t = net.add_layer("conv", net.add_input({1, 9, 10, 3}), conv);
+    ir::TensorId t = net.add_layer("conv", net.add_input({1, 13, 14, 3}), conv);
     t = net.add_layer("depthwise", t, depthwise);
     t = net.add_layer("pointwise", t, pointwise);
     t = net.add_layer("single", t, single);

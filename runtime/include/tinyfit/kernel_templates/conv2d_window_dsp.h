@@ -67,6 +67,139 @@ static inline int32_t window_dsp_dot1(const dsp_element* x, const dsp_element* w
     a1 += dsp_widen(x0[second + (at)], x_offset) * wv;                       \
   }
 
+#if defined(__GNUC__)
+#define WINDOW_DSP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define WINDOW_DSP_ALWAYS_INLINE static inline
+#endif
+
+/* Runs of nine (3x3 over three input channels), the pixels `x_step` elements
+ * apart, four pixels at a time: `count` >= 4 pixels of one channel, the
+ * last four ending at the last pixel (a count that is not a multiple of four
+ * computes up to three pixels twice, which cost fewer instructions than the
+ * pair loop; the output never overlaps the input),
+ * with wv the channel's weights of each window row widened once a call (even
+ * and odd lanes of taps 0-3 and 4-7, then tap 8) and bias_sum its bias plus
+ * the input offset's share (x_offset x the widened weights' sum), so that
+ * inputs widen without an offset. Per window row, each pair of weight words
+ * is loaded once for the four pixels, and x_step is a constant of the caller
+ * (3 or 6: stride 1 or 2), so the four pixels' loads need no address
+ * arithmetic. A one-channel call (partial execution's narrowest chunks) of an
+ * RGB stem cost about 129 instructions per output element on the Cortex-M4
+ * two pixels at a time with the offsets and weights widened per pixel pair. */
+WINDOW_DSP_ALWAYS_INLINE void window_dsp_quads9(const dsp_element* x, dsp_element* y, int32_t count, ptrdiff_t y_step,
+                                                const int32_t* wv, int32_t rows, int32_t bias_sum,
+                                                const tf_requant_channel* q, const dsp_clamp* clamp,
+                                                ptrdiff_t x_row_step, const ptrdiff_t x_step) {
+  const tf_requant_channel qc = *q;
+  const dsp_clamp cl = *clamp;
+  int32_t i = 0;
+  for (;;) {
+    const dsp_element* xr = x + i * x_step;
+    dsp_element* const yq = y + i * y_step;
+    const int32_t* wr = wv;
+    int32_t a0 = bias_sum, a1 = bias_sum, a2 = bias_sum, a3 = bias_sum, ky;
+    for (ky = rows; ky > 0; --ky, xr += x_row_step, wr += 5) {
+      uint32_t we = (uint32_t)wr[0], wo = (uint32_t)wr[1], xw;
+      int32_t w8;
+      xw = tf_load_u32(xr);
+      a0 = tf_smlad(dsp_widen_plain_even(xw), we, a0), a0 = tf_smlad(dsp_widen_plain_odd(xw), wo, a0);
+      xw = tf_load_u32(xr + x_step);
+      a1 = tf_smlad(dsp_widen_plain_even(xw), we, a1), a1 = tf_smlad(dsp_widen_plain_odd(xw), wo, a1);
+      xw = tf_load_u32(xr + 2 * x_step);
+      a2 = tf_smlad(dsp_widen_plain_even(xw), we, a2), a2 = tf_smlad(dsp_widen_plain_odd(xw), wo, a2);
+      xw = tf_load_u32(xr + 3 * x_step);
+      a3 = tf_smlad(dsp_widen_plain_even(xw), we, a3), a3 = tf_smlad(dsp_widen_plain_odd(xw), wo, a3);
+      we = (uint32_t)wr[2], wo = (uint32_t)wr[3];
+      xw = tf_load_u32(xr + 4);
+      a0 = tf_smlad(dsp_widen_plain_even(xw), we, a0), a0 = tf_smlad(dsp_widen_plain_odd(xw), wo, a0);
+      xw = tf_load_u32(xr + x_step + 4);
+      a1 = tf_smlad(dsp_widen_plain_even(xw), we, a1), a1 = tf_smlad(dsp_widen_plain_odd(xw), wo, a1);
+      xw = tf_load_u32(xr + 2 * x_step + 4);
+      a2 = tf_smlad(dsp_widen_plain_even(xw), we, a2), a2 = tf_smlad(dsp_widen_plain_odd(xw), wo, a2);
+      xw = tf_load_u32(xr + 3 * x_step + 4);
+      a3 = tf_smlad(dsp_widen_plain_even(xw), we, a3), a3 = tf_smlad(dsp_widen_plain_odd(xw), wo, a3);
+      w8 = wr[4];
+      a0 += (int32_t)xr[8] * w8;
+      a1 += (int32_t)xr[x_step + 8] * w8;
+      a2 += (int32_t)xr[2 * x_step + 8] * w8;
+      a3 += (int32_t)xr[3 * x_step + 8] * w8;
+    }
+    a0 = dsp_requantize_smmlar(a0, &qc), a1 = dsp_requantize_smmlar(a1, &qc);
+    a2 = dsp_requantize_smmlar(a2, &qc), a3 = dsp_requantize_smmlar(a3, &qc);
+    if (y_step == 1) {
+      dsp_store4(yq, a0, a1, a2, a3, &cl);
+    } else {
+      yq[0] = dsp_clamp_output(a0, &cl);
+      yq[y_step] = dsp_clamp_output(a1, &cl);
+      yq[2 * y_step] = dsp_clamp_output(a2, &cl);
+      yq[3 * y_step] = dsp_clamp_output(a3, &cl);
+    }
+    if (i + 4 >= count) break;
+    i = i + 8 <= count ? i + 4 : count - 4;
+  }
+}
+
+/* Whether window_dsp_channel9 serves a call: one output channel, window rows
+ * of nine contiguous elements (3x3 over three input channels, or 1x9 over
+ * one), at most three of them, pixels 3 or 6 elements apart (stride 1 or 2
+ * over three channels) and at least four interior pixels a row. */
+static int32_t window_dsp_channel9_serves(const tf_conv_params* p, const window_dsp_call* k, ptrdiff_t x_step,
+                                          int32_t width, int32_t interior) {
+  return width == 1 && k->runs_per_row && p->kernel_w * p->in_channels == 9 && p->kernel_h <= 3 &&
+         (x_step == 3 || x_step == 6) && interior >= 4;
+}
+
+/* Channel c's interior pixels [col_begin, col_begin + count) of every output
+ * row (every tap of a window row in bounds), through window_dsp_quads9: the
+ * weights of the window's rows widened and their sums taken once a call, the
+ * input offset's share of a row's in-bounds window rows added to the bias,
+ * x_step 3 or 6 (window_dsp_channel9_serves). y: the output at channel c of
+ * image 0, row 0, column 0. Per-row set-up through window_dsp_pixels and
+ * window_dsp_channel cost about 900 instructions a row of a one-channel
+ * call. */
+TF_INNER_LOOP static void window_dsp_channel9(const tf_view* input, const tf_view* output, dsp_element* y,
+                                              int32_t c, int32_t col_begin, int32_t count, ptrdiff_t x_step,
+                                              const window_dsp_call* k) {
+  const tf_conv_params* p = k->p;
+  const dsp_element* w = k->weights + (ptrdiff_t)c * k->filter;
+  const ptrdiff_t y_step = output->strides[2];
+  const int32_t bias = ((const int32_t*)p->bias)[c];
+  int32_t wv[3 * 5], row_sums[3], ky, j, n, oy;
+  for (ky = 0; ky < p->kernel_h; ++ky, w += k->row_weights) {
+    const uint32_t w0 = tf_load_u32(w), w1 = tf_load_u32(w + 4);
+    wv[5 * ky + 0] = (int32_t)dsp_widen_weights_even(w0, k->w_offset_lanes);
+    wv[5 * ky + 1] = (int32_t)dsp_widen_weights_odd(w0, k->w_offset_lanes);
+    wv[5 * ky + 2] = (int32_t)dsp_widen_weights_even(w1, k->w_offset_lanes);
+    wv[5 * ky + 3] = (int32_t)dsp_widen_weights_odd(w1, k->w_offset_lanes);
+    wv[5 * ky + 4] = dsp_widen(w[8], p->weight_offset);
+    row_sums[ky] = 0;
+    for (j = 0; j < 9; ++j) row_sums[ky] += dsp_widen(w[j], p->weight_offset);
+  }
+  for (n = 0; n < output->shape[0]; ++n) {
+    for (oy = 0; oy < output->shape[1]; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      int32_t ky_begin, ky_end, sum = 0;
+      const dsp_element* x;
+      dsp_element* const y_row =
+          y + (ptrdiff_t)n * output->strides[0] + (ptrdiff_t)oy * output->strides[1] + (ptrdiff_t)col_begin * y_step;
+      conv_tap_range(iy0, p->dilation_h, p->kernel_h, input->shape[1], &ky_begin, &ky_end);
+      for (ky = ky_begin; ky < ky_end; ++ky) sum += row_sums[ky];
+      x = (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+          (ptrdiff_t)(iy0 + ky_begin * p->dilation_h) * input->strides[1] +
+          (ptrdiff_t)(col_begin * p->stride_w - p->pad_left) * input->strides[2];
+      sum = bias + p->input_offset * sum;
+      if (x_step == 3) {
+        window_dsp_quads9(x, y_row, count, y_step, wv + 5 * ky_begin, ky_end - ky_begin, sum, &p->requant[c],
+                          &k->clamp, k->x_row_step, 3);
+      } else {
+        window_dsp_quads9(x, y_row, count, y_step, wv + 5 * ky_begin, ky_end - ky_begin, sum, &p->requant[c],
+                          &k->clamp, k->x_row_step, 6);
+      }
+    }
+  }
+}
+
 /* Channel c of `count` pixels along a row whose windows have the same `rows`
  * window rows of `run` contiguous elements in bounds (x and w at the first
  * pixel's first tap and its weight), two pixels at a time: per group of four
@@ -128,11 +261,12 @@ TF_INNER_LOOP static void window_dsp_pixels(const dsp_element* x, dsp_element* y
   const int32_t run = k->runs_per_row ? cols * cin : cin, runs = k->runs_per_row ? 1 : cols;
   const ptrdiff_t first = (ptrdiff_t)ky0 * k->row_weights + (ptrdiff_t)kx0 * cin;
   int32_t i, c;
-  if (k->runs_per_row && count > 1 && ((c_end - c_begin) & 1)) {
+  if (k->runs_per_row && ((c_end - c_begin) & 1)) {
     /* The channel outside the pairs, pixels two at a time. */
     --c_end;
     window_dsp_channel(x, y + c_end, count, x_step, y_step, k->weights + (ptrdiff_t)c_end * k->filter + first, rows,
                        run, c_end, k);
+    if (c_end == c_begin) return;
   }
   for (i = 0; i < count; ++i, x += x_step, y += y_step) {
   for (c = c_begin; c < c_end; c += 2) {
@@ -170,7 +304,7 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
   const int32_t out_cols = output->shape[2], in_cols = input->shape[2];
   const int32_t last_tap_w = (p->kernel_w - 1) * p->dilation_w;
   window_dsp_call k;
-  int32_t interior_begin = 0, interior_end = out_cols, n, oy, ox;
+  int32_t interior_begin = 0, interior_end = out_cols, interior_served = 0, n, oy, ox;
   k.p = p;
   k.weights = (const dsp_element*)p->weights;
   k.cin = p->in_channels;
@@ -187,6 +321,12 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
   while (interior_end > interior_begin && (interior_end - 1) * p->stride_w - p->pad_left + last_tap_w >= in_cols) {
     --interior_end;
   }
+  if (window_dsp_channel9_serves(p, &k, (ptrdiff_t)p->stride_w * xs2, out_end - out_begin,
+                                 interior_end - interior_begin)) {
+    window_dsp_channel9(input, output, (dsp_element*)output->data, out_begin, interior_begin,
+                        interior_end - interior_begin, (ptrdiff_t)p->stride_w * xs2, &k);
+    interior_served = 1;
+  }
   for (n = 0; n < output->shape[0]; ++n) {
     for (oy = 0; oy < output->shape[1]; ++oy) {
       const int32_t iy0 = oy * p->stride_h - p->pad_top;
@@ -201,6 +341,10 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
         int32_t kx_begin, kx_end, count = 1;
         if (ox == interior_begin && interior_end > interior_begin) {
           count = interior_end - interior_begin;
+          if (interior_served) {
+            ox += count - 1;
+            continue;
+          }
           kx_begin = 0, kx_end = p->kernel_w;
         } else {
           conv_tap_range(ix0, p->dilation_w, p->kernel_w, in_cols, &kx_begin, &kx_end);
