@@ -157,7 +157,7 @@ void visit_channel_weights(Weights& weights, size_t out_channels, bool channel_l
 // rounding's sign is that of the product, which the negated form keeps as
 // the sign of its accumulator). Possible when every weight negates in int8
 // (qs8 weights without offset and no -128), -m and -bias fit int32.
-std::vector<bool> find_negatable_channels(const std::vector<uint8_t>& weights, bool qs8, int32_t weight_offset,
+std::vector<bool> find_negatable_channels(std::span<const uint8_t> weights, bool qs8, int32_t weight_offset,
                                           size_t out_channels, bool channel_last, const std::vector<int32_t>& bias,
                                           const std::vector<int32_t>& multiplier) {
   std::vector<bool> negatable(out_channels, false);
@@ -350,12 +350,18 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
   weight_sums_.clear();
   p.weight_sums = nullptr;
   if (!accumulates) {
+    // Negated channels change the weights: they must be this object's own
+    // copy, not the graph's constant that weights_ may view.
+    const bool negates = std::any_of(multiplier_.begin(), multiplier_.end(), [](int32_t m) { return m < 0; });
+    if (negates && (owned_weights_.empty() || weights_.data() != owned_weights_.data())) {
+      own_weights({weights_.begin(), weights_.end()});
+    }
     for (size_t c = 0; c < multiplier_.size(); ++c) {
       const int32_t left = std::max(shift_[c], 0), right = std::max(-shift_[c], 0);
       if (multiplier_[c] < 0) {
         // requantize_fits() held, so the channel negates (find_negatable_channels).
         TINYFIT_CHECK(dtype_token_ == "qs8" && p.weight_offset == 0) << "a negative multiplier to negate";
-        visit_channel_weights(weights_, multiplier_.size(), weights_channel_last_, c,
+        visit_channel_weights(owned_weights_, multiplier_.size(), weights_channel_last_, c,
                               [](uint8_t& raw) { raw = static_cast<uint8_t>(-static_cast<int8_t>(raw)); });
         bias_int_[c] = -bias_int_[c];
         multiplier_[c] = -multiplier_[c];
