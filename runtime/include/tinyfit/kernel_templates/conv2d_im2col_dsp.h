@@ -302,6 +302,34 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
   return k;
 }
 
+/* The pair's six sums (a00..a21: pixel p, channel j) requantised by
+ * `requantize` through the records r[0], r[1] (of type `Record`, copied out
+ * once for their three pixels) and stored at y0, y0 + y1, y0 + y2 through
+ * `clamp_of`: lane-wise when `narrowed`, else saturated byte by byte. One
+ * body for the plain and the folded records (im2col_pairs). */
+#define IM2COL_REQUANTIZE_STORE_3X2(Record, requantize, r, clamp_of)                 \
+  do {                                                                               \
+    {                                                                                \
+      const Record r0 = (r)[0];                                                      \
+      a00 = requantize(a00, &r0), a10 = requantize(a10, &r0);                        \
+      a20 = requantize(a20, &r0);                                                    \
+    }                                                                                \
+    {                                                                                \
+      const Record r1 = (r)[1];                                                      \
+      a01 = requantize(a01, &r1), a11 = requantize(a11, &r1);                        \
+      a21 = requantize(a21, &r1);                                                    \
+    }                                                                                \
+    if (narrowed) {                                                                  \
+      dsp_store2(y0, a00, a01, clamp_of);                                            \
+      dsp_store2(y0 + y1, a10, a11, clamp_of);                                       \
+      dsp_store2(y0 + y2, a20, a21, clamp_of);                                       \
+    } else {                                                                         \
+      dsp_store2_saturated(y0, a00, a01, clamp_of);                                  \
+      dsp_store2_saturated(y0 + y1, a10, a11, clamp_of);                             \
+      dsp_store2_saturated(y0 + y2, a20, a21, clamp_of);                             \
+    }                                                                                \
+  } while (0)
+
 /* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
  * at y[i][c] (y[i] already moved back by the call's first channel; a
  * repeated pixel stores its first pixel's value again), with the call's
@@ -363,52 +391,17 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
         IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
       }
       if (f != NULL) {
-        {
-          const tf_requant_folded f0 = f[0];
-          a00 = dsp_requantize_folded(a00, &f0), a10 = dsp_requantize_folded(a10, &f0);
-          a20 = dsp_requantize_folded(a20, &f0);
-        }
-        {
-          const tf_requant_folded f1 = f[1];
-          a01 = dsp_requantize_folded(a01, &f1), a11 = dsp_requantize_folded(a11, &f1);
-          a21 = dsp_requantize_folded(a21, &f1);
-        }
-        if (narrowed) {
-          dsp_store2(y0, a00, a01, &folded_clamp);
-          dsp_store2(y0 + y1, a10, a11, &folded_clamp);
-          dsp_store2(y0 + y2, a20, a21, &folded_clamp);
-        } else {
-          dsp_store2_saturated(y0, a00, a01, &folded_clamp);
-          dsp_store2_saturated(y0 + y1, a10, a11, &folded_clamp);
-          dsp_store2_saturated(y0 + y2, a20, a21, &folded_clamp);
-        }
+        IM2COL_REQUANTIZE_STORE_3X2(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
         f += 2, b += 2, y0 += 2, c += 2;
         continue;
       }
-      {
-        const tf_requant_channel q0 = q[0];
-        a00 = dsp_requantize_smmlar(a00, &q0), a10 = dsp_requantize_smmlar(a10, &q0);
-        a20 = dsp_requantize_smmlar(a20, &q0);
-      }
-      {
-        const tf_requant_channel q1 = q[1];
-        a01 = dsp_requantize_smmlar(a01, &q1), a11 = dsp_requantize_smmlar(a11, &q1);
-        a21 = dsp_requantize_smmlar(a21, &q1);
-      }
-      if (narrowed) {
-        dsp_store2(y0, a00, a01, &clamp);
-        dsp_store2(y0 + y1, a10, a11, &clamp);
-        dsp_store2(y0 + y2, a20, a21, &clamp);
-      } else {
-        dsp_store2_saturated(y0, a00, a01, &clamp);
-        dsp_store2_saturated(y0 + y1, a10, a11, &clamp);
-        dsp_store2_saturated(y0 + y2, a20, a21, &clamp);
-      }
+      IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
       b += 2, q += 2, y0 += 2, c += 2;
     } while (w < w_last);
   }
   if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, &clamp);
 }
+#undef IM2COL_REQUANTIZE_STORE_3X2
 
 /* Whether output pixel i of the call reads input pixel i alone (a 1x1
  * window, stride 1, no padding, one group, channels in groups of four) and
