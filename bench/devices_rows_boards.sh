@@ -14,6 +14,8 @@ models=${2:-../shared/models}
 rows=(
   "zoo:mobilenetv2-224-int8|2|128KiB"
   "zoo:mobilenetv2-224-int8|4|128KiB"
+  "$models/tflite/mcunet/mcunetv2_se_large_224.tflite|2|128KiB"
+  "$models/tflite/mcunet/mcunetv2_se_large_224.tflite|4|128KiB"
   "$models/tflite/mcunet/mcunet-320kb-1mb_imagenet.tflite|2|64KiB"
   "$models/tflite/mcunet/mcunet-320kb-1mb_imagenet.tflite|4|64KiB"
 )

@@ -21,27 +21,40 @@ std::string describe_rows(const ir::Tensor& t, ir::Range rows) {
   return "'" + t.name + "' rows [" + std::to_string(rows.begin) + ", " + std::to_string(rows.end) + ")";
 }
 
-// Device 0's moves in an order where none overwrites bytes a later one still
-// reads (devices/order_block_moves.h); a cycle is exit 2.
-Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::LocalCopy>& moves) {
+// Device 0's moves as copies where none overwrites bytes a later one still
+// reads, bouncing a move of a cycle through free bytes below `arena_bytes`
+// (devices/order_block_moves.h); a cycle without room is exit 2.
+Result<std::vector<codegen::LocalCopy>> order_moves(const std::vector<codegen::LocalCopy>& moves, int64_t arena_bytes) {
   std::vector<devices::BlockMove> blocks;
   for (const codegen::LocalCopy& m : moves) {
     blocks.push_back({m.from.offset_bytes, m.to.offset_bytes, m.to.count_bytes()});
   }
-  const std::optional<std::vector<int>> order = devices::order_block_moves(blocks);
-  if (!order) {
+  const std::optional<std::vector<devices::BlockCopy>> copies = devices::order_block_moves(blocks, arena_bytes);
+  if (!copies) {
     return fail("--emit c with --partition rows: device 0's rows cannot move between its plans' buffers "
-                "without overwriting one another (two blocks land on each other's rows); not built yet (issue 14)",
+                "without overwriting one another (blocks land on each other's rows and its arena of " +
+                    std::to_string(arena_bytes) + " bytes has no free bytes to bounce one through); not built yet (issue 14)",
                 ExitCode::kBadCommandLine);
   }
   std::vector<codegen::LocalCopy> ordered;
-  for (int i : *order) ordered.push_back(moves[static_cast<size_t>(i)]);
+  for (const devices::BlockCopy& c : *copies) {
+    const codegen::LocalCopy& move = moves[static_cast<size_t>(c.move)];
+    const bool bounce = c.block.to_offset != move.to.offset_bytes;
+    const bool bounced = c.block.from_offset != move.from.offset_bytes;
+    std::string label = move.label;
+    if (bounce) label += " (to free bytes first)";
+    if (bounced) label += " (from its free bytes)";
+    ordered.push_back(codegen::LocalCopy{make_block_view(c.block.from_offset, c.block.bytes),
+                                         make_block_view(c.block.to_offset, c.block.bytes), std::move(label)});
+  }
   return ordered;
 }
 
 class ProgramsBuilder {
  public:
-  explicit ProgramsBuilder(size_t devices) {
+  // `arena_bytes`: device 0's arena (its largest plan's), where a move of
+  // a cycle may bounce.
+  ProgramsBuilder(size_t devices, int64_t arena_bytes) : arena_bytes_(arena_bytes) {
     out_.plans.resize(devices);
     out_.graphs.resize(devices);
     out_.steps.resize(devices);
@@ -103,14 +116,15 @@ class ProgramsBuilder {
   }
 
   // Devices 1.. send their shares; device 0 moves its own to `landing(0, b)`
-  // and receives the others' at `landing(d, b)`.
+  // (a move of a cycle bouncing below `bounce_bytes`) and receives the
+  // others' at `landing(d, b)`.
   template <typename Landing>
-  Status gather(const RowsCompileReport& stage, const Landing& landing) {
+  Status gather(const RowsCompileReport& stage, const Landing& landing, int64_t bounce_bytes) {
     std::vector<codegen::LocalCopy> moves;
     for (size_t b = 0; b < stage.boundary.size(); ++b) {
       moves.push_back(codegen::LocalCopy{share_block(stage, 0, b), landing(0, b), share_label(stage, 0, b)});
     }
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves, bounce_bytes));
     out_.steps[0].insert(out_.steps[0].end(), ordered.begin(), ordered.end());
     for (size_t d = 1; d < count_devices(); ++d) {
       for (size_t b = 0; b < stage.boundary.size(); ++b) {
@@ -133,7 +147,7 @@ class ProgramsBuilder {
       const plan::PlanBuffer& buffer = tail.buffers.at(static_cast<size_t>(tail.inputs.at(b)));
       return make_block_view(buffer.offset + share.begin * bytes, share.size() * bytes);
     };
-    TINYFIT_RETURN_IF_ERROR(gather(stage, landing));
+    TINYFIT_RETURN_IF_ERROR(gather(stage, landing, arena_bytes_));
     plan::Plan held = tail;
     std::fill(held.inputs.begin(), held.inputs.end(), -1);
     add_plan(0, stage.tail_graph, std::move(held));
@@ -145,10 +159,15 @@ class ProgramsBuilder {
   // device its next band's inputs from there. The buffer starts at offset 0,
   // its tensors in the tail's input order; when device 0's moves into it or
   // out of it would land on one another's sources (order-block-moves finds no
-  // order), the tensors are laid out in another order (every permutation of
-  // the first kMaxPermuted), then from other offsets: ending where the larger
-  // of device 0's two band arenas (or the buffer) ends, and every 16th byte in
-  // between (its SRAM covers them all). Returns the end of the gather buffer.
+  // order without a bounce), the tensors are laid out in another order (every
+  // permutation of the first kMaxPermuted), then from other offsets: ending
+  // where the larger of device 0's two band arenas (or the buffer) ends, and
+  // every 16th byte in between (its SRAM covers them all). When none orders
+  // without a bounce, the buffer starts at 0 in the tail's input order and a
+  // move of each cycle bounces through free bytes of device 0's arena (an
+  // extra copy of the smallest block; MCUNetV2-SE-Large on 2 x 128 KiB, whose
+  // stage 6 gathers three tensors, needs one). Returns the end of the gather
+  // buffer.
   Result<int64_t> gather_and_scatter(const RowsCompileReport& stage) {
     constexpr int64_t kStep = 16;
     constexpr size_t kMaxPermuted = 4;  // 24 orders at most, each tried at every base: a few moves per try
@@ -163,17 +182,19 @@ class ProgramsBuilder {
     for (int64_t base : bases) {
       do {
         out_.steps = before;
-        if (gather_and_scatter_at(stage, base, order)) return base + stage.gather_bytes;
+        if (gather_and_scatter_at(stage, base, order, 0)) return base + stage.gather_bytes;
       } while (std::next_permutation(order.begin(), permuted_end));
     }
     out_.steps = before;
-    TINYFIT_RETURN_IF_ERROR(gather_and_scatter_at(stage, 0, order));  // the cycle's message
+    TINYFIT_RETURN_IF_ERROR(gather_and_scatter_at(stage, 0, order, arena_bytes_));
     return stage.gather_bytes;
   }
 
   // gather_and_scatter with the gather buffer from offset `base`, the
-  // boundary tensors (tail inputs) in `order`.
-  Status gather_and_scatter_at(const RowsCompileReport& stage, int64_t base, const std::vector<size_t>& order) {
+  // boundary tensors (tail inputs) in `order`, a move of a cycle bouncing
+  // below `bounce_bytes` (0: never).
+  Status gather_and_scatter_at(const RowsCompileReport& stage, int64_t base, const std::vector<size_t>& order,
+                               int64_t bounce_bytes) {
     const ir::Graph& tail_graph = stage.tail_graph;
     std::vector<int64_t> offsets(tail_graph.inputs.size());  // per boundary tensor (= tail input), in the gather buffer
     int64_t offset = base;
@@ -185,7 +206,8 @@ class ProgramsBuilder {
       const int64_t bytes = row_bytes(tail_graph.tensor(tail_graph.inputs.at(b)));
       return make_block_view(offsets.at(b) + rows.begin * bytes, rows.size() * bytes);
     };
-    TINYFIT_RETURN_IF_ERROR(gather(stage, [&](size_t d, size_t b) { return gathered_rows(b, stage.bands[d].shares.at(b)); }));
+    TINYFIT_RETURN_IF_ERROR(
+        gather(stage, [&](size_t d, size_t b) { return gathered_rows(b, stage.bands[d].shares.at(b)); }, bounce_bytes));
     const RowsCompileReport& next = *stage.tail_rows;
     std::vector<codegen::LocalCopy> moves;
     for (size_t d = 0; d < count_devices(); ++d) {
@@ -208,11 +230,12 @@ class ProgramsBuilder {
         out_.steps[d].push_back(codegen::LinkTransfer{codegen::LinkDirection::kReceive, 0, to, label});
       }
     }
-    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves));
+    TINYFIT_ASSIGN_OR_RETURN(const std::vector<codegen::LocalCopy> ordered, order_moves(moves, bounce_bytes));
     out_.steps[0].insert(out_.steps[0].end(), ordered.begin(), ordered.end());
     return {};
   }
 
+  int64_t arena_bytes_;
   RowPrograms out_;
 };
 
@@ -230,7 +253,7 @@ std::vector<codegen::DeviceProgram> RowPrograms::programs() const {
 
 Result<RowPrograms> make_row_programs(const RowsCompileReport& report) {
   TINYFIT_CHECK(report.bands.size() >= 2) << "rows programs for " << report.bands.size() << " devices";
-  return ProgramsBuilder(report.bands.size()).build(report);
+  return ProgramsBuilder(report.bands.size(), report.sram_bytes.at(0)).build(report);
 }
 
 }  // namespace tinyfit::driver

@@ -20,7 +20,9 @@
 // plan's arena, on device 0 at least the gather buffer), so a move may land
 // on bytes another move has not read yet: the moves run in an order where
 // every block is read before another move overwrites it, each one copied as
-// memmove would.
+// memmove would, and a move of a cycle (blocks each landing on the next
+// one's source) is first copied to free bytes of the arena and moved from
+// there (devices/order_block_moves.h).
 // Each device's API is its first band's model inputs (its rows of the model
 // input, with their halo: crop_band_inputs) and, on device 0, the model's
 // outputs.
@@ -50,8 +52,9 @@ struct RowPrograms {
 
 // Requires: `report` from compile_device_rows (every plan placed).
 // Guarantees: each device sends exactly the bytes its peers receive from it
-// (report.link_bytes in all). Device 0's moves that cannot be ordered (two
-// blocks each landing on the other's rows) are exit 2.
+// (report.link_bytes in all); device 0's copies stay inside its arena
+// (report.sram_bytes[0]). Device 0's moves that form a cycle no block of
+// which fits in the arena's free bytes are exit 2.
 Result<RowPrograms> make_row_programs(const RowsCompileReport& report);
 
 }  // namespace tinyfit::driver
