@@ -135,6 +135,12 @@ class Recomputer {
 
 }  // namespace
 
+bool boundary_fits(const ir::Graph& graph, int head_nodes, int64_t gather_bytes) {
+  int64_t bytes = 0;
+  for (ir::TensorId t : find_head_boundary(graph, head_nodes)) bytes += graph.tensor(t).size_bytes();
+  return bytes <= gather_bytes;
+}
+
 ir::Graph recompute_boundary(const ir::Graph& graph, int head_nodes, int64_t gather_bytes) {
   ir::Graph result = graph;
   for (;;) {

@@ -40,4 +40,10 @@ inline constexpr int kMaxRecomputed = 8;
 // gather_bytes, or when no recomputation lowers them.
 ir::Graph recompute_boundary(const ir::Graph& graph, int head_nodes, int64_t gather_bytes);
 
+// Whether the tensors crossing the cut after head_nodes (find_head_boundary)
+// hold at most gather_bytes: then recompute_boundary returns the graph
+// unchanged, and a caller holding it need not copy it (weights included).
+// O(nodes), no copy.
+bool boundary_fits(const ir::Graph& graph, int head_nodes, int64_t gather_bytes);
+
 }  // namespace tinyfit::devices

@@ -92,6 +92,16 @@ TEST(RecomputeBoundary, NothingIsRecomputedWhenTheBoundaryFitsTheLimit) {
   EXPECT_EQ(recompute_boundary(b.c.graph, kAfterColumnMean, bytes - 1).nodes.size(), b.c.graph.nodes.size() + 2);
 }
 
+TEST(RecomputeBoundary, TheBoundaryFitsExactlyWhenItsBytesAreWithinTheLimit) {
+  // The cheap check before recompute_boundary copies the graph: at the
+  // boundary's own bytes nothing is recomputed, one byte less recomputes.
+  const SeBlock b = make_se_block(4);
+  const int64_t bytes = count_boundary_bytes(b.c.graph, kAfterColumnMean);
+  EXPECT_TRUE(boundary_fits(b.c.graph, kAfterColumnMean, bytes));
+  EXPECT_FALSE(boundary_fits(b.c.graph, kAfterColumnMean, bytes - 1));
+  EXPECT_FALSE(boundary_fits(b.c.graph, kAfterColumnMean, 0));
+}
+
 TEST(RecomputeBoundary, AStageCannotRecomputeFromAGraphInputTheCutDoesNotHandOn) {
   // Cut after conv0 and expand: the expanded map crosses (dw reads it) but
   // no head operator reads it again, and conv0's output, read by expand in
