@@ -90,8 +90,9 @@ std::string format_fixed(double value, int digits) {
 
 // --- Plans --------------------------------------------------------------------
 
-// A technique's plan with the fastest kernels' workspaces added, placed
-// (greedy-by-size, as build_technique_plan) and verified. PEX: the largest
+// A technique's plan with the fastest kernels' workspaces added, placed as
+// tinyfit compile places it (best: the smallest of every placement
+// algorithm's arenas) and verified. PEX: the largest
 // tiles that fit `pex_budget_bytes` (0: smallest peak).
 Result<plan::Plan> build_fast_plan(const ir::Graph& graph, Technique technique, int64_t pex_budget_bytes) {
   plan::Plan plan;
@@ -105,7 +106,7 @@ Result<plan::Plan> build_fast_plan(const ir::Graph& graph, Technique technique, 
   }
   TINYFIT_ASSIGN_OR_RETURN(const int added, exec::add_kernel_workspaces(graph, plan));
   (void)added;
-  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "greedy-by-size", {}));
+  TINYFIT_RETURN_IF_ERROR(plan::place_plan(plan, "best", {}));
   TINYFIT_RETURN_IF_ERROR(plan::verify_plan(graph, plan));
   return plan;
 }

@@ -409,13 +409,16 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
   }
 }
 
-// The one-channel depthwise kernel on the board, as partial execution runs it
-// (mcunet-5fps_vww's first loop): a loop over channels, one at a time, of a
-// 1x1 Conv2D into a one-channel partial buffer (pixels one byte apart) and
-// the depthwise from it into its channel of the output; 3x3 windows with
-// interior pixels (the unrolled path) and padded borders, stride 1 and 2, and
-// a 5x5 window (the taps one by one); int8 and uint8. The board's bytes must
-// equal the plan executor's.
+// The one-channel depthwise kernels on the board, as partial execution runs
+// them (mcunet-5fps_vww's first loop): a loop over channels, one at a time, of
+// a 1x1 Conv2D into a one-channel partial buffer (pixels one byte apart) and
+// the depthwise from it into its channel of the output; without workspaces
+// the one-channel kernel: 3x3 windows with interior pixels (the unrolled
+// path) and padded borders, stride 1 and 2, and a 5x5 window (the taps one by
+// one); with them, rows of kDepthwisePlanarMinCols and more through the
+// channel planes (a row's adjacent bytes widened four at a time, an odd or
+// even number of plane words between the borders); int8 and uint8. The
+// board's bytes must equal the plan executor's.
 TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlanExecutorByteForByte) {
   if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
     GTEST_SKIP() << missing << " is not installed";
@@ -425,11 +428,14 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlan
     ir::Shape input;
     int64_t kernel, stride;
     ir::Padding2D pad;
+    bool planes;  // given the kernels' workspaces
   };
   const Geometry geometries[] = {
-      {"3x3_same", {1, 7, 9, 3}, 3, 1, {1, 1, 1, 1}},
-      {"3x3_stride_2", {1, 9, 10, 3}, 3, 2, {0, 0, 1, 1}},
-      {"5x5_same", {1, 6, 7, 3}, 5, 1, {2, 2, 2, 2}},
+      {"3x3_same", {1, 7, 9, 3}, 3, 1, {1, 1, 1, 1}, false},
+      {"3x3_stride_2", {1, 9, 10, 3}, 3, 2, {0, 0, 1, 1}, false},
+      {"5x5_same", {1, 6, 7, 3}, 5, 1, {2, 2, 2, 2}, false},
+      {"3x3_same_planes", {1, 5, 19, 3}, 3, 1, {1, 1, 1, 1}, true},
+      {"3x3_valid_planes", {1, 4, 20, 3}, 3, 1, {0, 0, 0, 0}, true},
   };
   for (DType dtype : {DType::kI8, DType::kU8}) {
     for (const Geometry& g : geometries) {
@@ -460,6 +466,10 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlan
                                std::string(ir::dtype_name(dtype)) + "_" + g.name;
       Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
       ASSERT_TRUE(m) << m.error().format();
+      if (g.planes) {
+        ASSERT_TRUE(exec::add_kernel_workspaces(m->graph, plan)) << name;
+        ASSERT_TRUE(plan::place_plan(plan, "greedy-by-size", {})) << name;
+      }
       ASSERT_TRUE(plan::verify_plan(m->graph, plan)) << name;
       Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
       ASSERT_TRUE(executed) << executed.error().format();
@@ -467,7 +477,8 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlan
       Result<EmittedBuild> build =
           emit_and_build(m->graph, plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
       ASSERT_TRUE(build) << build.error().format();
-      const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_dwconv2d_channel__dsp";
+      const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") +
+                                 (g.planes ? "_dwconv2d_planar__dsp" : "_dwconv2d_channel__dsp");
       EXPECT_TRUE(calls_kernel(*build, kernel))
           << name << " runs " << kernel;
       Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
