@@ -344,7 +344,7 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
   // The primitive (exec/conv_primitive.h's rule) and its kernel.
   const ConvPrimitive primitive = choose_conv_primitive(describe_conv_call(context, *constants));
   if (primitive != ConvPrimitive::kDirect && !context.lists_calls_only) {
-    constants->pack_for(primitive, kind == CallKind::kAccumulate);
+    constants->pack_for(primitive, kind == CallKind::kAccumulate, requant_records_of(primitive));
   }
   const KernelRow* row = find_kernel(constants->dtype_token(), primitive, node.op, kind);
   TINYFIT_CHECK(row != nullptr) << "no " << conv_primitive_name(primitive) << " kernel for node '" << node.name

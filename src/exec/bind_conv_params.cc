@@ -337,7 +337,13 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
   return constants;
 }
 
-void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
+RequantRecords requant_records_of(ConvPrimitive primitive) {
+  return primitive == ConvPrimitive::kIm2colDsp || primitive == ConvPrimitive::kDepthwiseDsp
+             ? RequantRecords::kFoldedWhenAllFold
+             : RequantRecords::kPlain;
+}
+
+void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantRecords records) {
   tf_conv_params& p = params_;
   if (is_float()) {
     if (primitive == ConvPrimitive::kWinogradFloat) {
@@ -370,10 +376,14 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates) {
                           right});
     }
     p.requant = requant_.data();
-    if (primitive == ConvPrimitive::kIm2colDsp || primitive == ConvPrimitive::kDepthwiseDsp) {
+    if (records == RequantRecords::kFoldedWhenAllFold) {
       if (auto folded = fold_requantization(requant_, absolute_sums_, bias_int_, p.output_offset)) {
+        // The kernel then reads only these: the plain records would be
+        // flash no call reads (about 20 bytes a channel).
         requant_folded_ = std::move(*folded);
         p.requant_folded = requant_folded_.data();
+        requant_ = {};
+        p.requant = nullptr;
       }
     }
     multiplier_.clear();

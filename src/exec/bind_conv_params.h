@@ -35,6 +35,16 @@
 
 namespace tinyfit::exec {
 
+// The requantisation records a __dsp kernel reads (tinyfit/requantize.h).
+enum class RequantRecords {
+  kPlain,              // tf_requant_channel only
+  kFoldedWhenAllFold,  // tf_requant_folded when every channel has one, else tf_requant_channel
+};
+
+// Which records the kernels of `primitive` read: the im2col and depthwise
+// (direct) __dsp kernels read folded records when given them.
+RequantRecords requant_records_of(ConvPrimitive primitive);
+
 class ConvConstants {
  public:
   static Result<std::unique_ptr<ConvConstants>> prepare(const KernelCallContext& context);
@@ -56,13 +66,14 @@ class ConvConstants {
   bool requantize_fits() const { return requantize_fits_; }
 
   // Re-lays the weights for `primitive`'s kernel and keeps only the constants
-  // it reads: params().requant when it requantises, multiplier and shift when
-  // it only accumulates (16- and 8-bit accumulators round with them), and
-  // params().requant_folded for the im2col and depthwise __dsp kernels when
-  // every channel folds (exec/fold_requant.h). Float32
+  // it reads: one family of requantisation records when it requantises
+  // (`records`: params().requant_folded when the kernel reads folded records
+  // and every channel folds, exec/fold_requant.h, and then no
+  // params().requant; else params().requant), multiplier and shift when it
+  // only accumulates (16- and 8-bit accumulators round with them). Float32
   // nodes: only Winograd re-lays anything (its transformed weights).
   // Requires: requantize_fits() for a quantized node unless `accumulates`.
-  void pack_for(ConvPrimitive primitive, bool accumulates);
+  void pack_for(ConvPrimitive primitive, bool accumulates, RequantRecords records);
 
   // Defines the arrays and the tf_conv_params struct in generated code;
   // returns the struct's name.
@@ -80,7 +91,7 @@ class ConvConstants {
   std::vector<float> bias_float_;      // f32
   std::vector<int32_t> multiplier_, shift_;
   std::vector<int32_t> weight_sums_;   // qs8 / qu8 Conv2D and FullyConnected
-  std::vector<tf_requant_channel> requant_;  // after pack_for
+  std::vector<tf_requant_channel> requant_;        // after pack_for, unless requant_folded_ is set
   std::vector<tf_requant_folded> requant_folded_;  // after pack_for, for the kernels that read it
   std::vector<int64_t> absolute_sums_;       // qs8 / qu8: per channel, sum of |weight + offset|
   bool requantize_fits_ = false;

@@ -161,12 +161,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_segment_kernel(const KernelCallC
   if (dsp_serves(*constants)) {
     const SegmentDspKernels& dsp = segment_dsp_kernels_of(constants->dtype_token());
     if (op == ir::OpType::kDepthwiseConv2D) {
-      constants->pack_for(ConvPrimitive::kDepthwiseDsp, false);  // int16 lanes, requantisation records
+      // int16 lanes, plain requantisation records
+      constants->pack_for(ConvPrimitive::kDepthwiseDsp, false, RequantRecords::kPlain);
       return std::make_unique<PreparedSegmentKernel>(std::move(constants), prefix + "dwconv2d_segment__dsp",
                                                      dsp.dwconv2d, descending_of(call));
     }
     // IR-layout weights and per-channel requantisation records (pointwise: no re-lay).
-    constants->pack_for(ConvPrimitive::kPointwiseDsp, false);
+    constants->pack_for(ConvPrimitive::kPointwiseDsp, false, RequantRecords::kPlain);
     const bool fc = op == ir::OpType::kFullyConnected;
     return std::make_unique<PreparedSegmentKernel>(
         std::move(constants), prefix + (fc ? "fully_connected_segment__dsp" : "conv2d_segment__dsp"),
@@ -219,9 +220,10 @@ Result<std::unique_ptr<PreparedKernel>> prepare_inverted_bottleneck_kernel(const
   // The __dsp kernel when its arithmetic serves every stage, with their
   // __dsp constants.
   if (dsp_serves(*kernel->expand) && dsp_serves(*kernel->depthwise) && dsp_serves(*kernel->project)) {
-    kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false);  // IR layout, requant records
-    kernel->depthwise->pack_for(ConvPrimitive::kDepthwiseDsp, false);
-    kernel->project->pack_for(ConvPrimitive::kPointwiseDsp, false);
+    // IR layout, plain requantisation records (the segment kernels read no folded ones).
+    kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false, RequantRecords::kPlain);
+    kernel->depthwise->pack_for(ConvPrimitive::kDepthwiseDsp, false, RequantRecords::kPlain);
+    kernel->project->pack_for(ConvPrimitive::kPointwiseDsp, false, RequantRecords::kPlain);
     kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment__dsp";
     kernel->function = segment_dsp_kernels_of(dtype).inverted_bottleneck;
   } else {

@@ -258,23 +258,29 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 
 /* Channel c of the gathered pixels when its pair partner is outside the
  * call's channels (a chunk that starts or ends inside a pair): the pair's
- * dot products, channel c requantised and stored at y[i][c]. Out of line:
- * at most two a call. */
+ * dot products, channel c requantised through its folded record when the
+ * call has them (folded, the compiler then emits no plain ones), else its
+ * plain one, and stored at y[i][c]. Out of line: at most two a call. */
 static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, int32_t groups, int32_t c,
                                 dsp_element* const y[IM2COL_PIXELS], const tf_conv_params* p,
-                                const dsp_clamp* clamp) {
+                                const tf_requant_folded* folded, const dsp_clamp* clamp) {
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
   const int32_t b = ((const int32_t*)p->bias)[c];
   const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
   const uint64_t* const w_end = w + groups;
   const uint64_t* x = columns;
-  int32_t a00 = b, a01 = b, a10 = b, a11 = b, a20 = b, a21 = b;
-  tf_requant_channel q;
+  int32_t a00 = b, a01 = b, a10 = b, a11 = b, a20 = b, a21 = b, i;
+  int32_t sums[IM2COL_PIXELS];
   for (; w < w_end; ++w, x += IM2COL_PIXELS) IM2COL_GROUP_3X2((uint32_t)*w, (uint32_t)(*w >> 32), x);
-  q = p->requant[c];
-  y[0][c] = dsp_requantize((c & 1) ? a01 : a00, &q, clamp);
-  y[1][c] = dsp_requantize((c & 1) ? a11 : a10, &q, clamp);
-  y[2][c] = dsp_requantize((c & 1) ? a21 : a20, &q, clamp);
+  sums[0] = (c & 1) ? a01 : a00, sums[1] = (c & 1) ? a11 : a10, sums[2] = (c & 1) ? a21 : a20;
+  if (folded != NULL) {
+    const tf_requant_folded f = folded[c];
+    const dsp_clamp folded_clamp = dsp_folded_clamp(clamp);
+    for (i = 0; i < IM2COL_PIXELS; ++i) y[i][c] = dsp_clamp_output(dsp_requantize_folded(sums[i], &f), &folded_clamp);
+  } else {
+    const tf_requant_channel q = p->requant[c];
+    for (i = 0; i < IM2COL_PIXELS; ++i) y[i][c] = dsp_requantize(sums[i], &q, clamp);
+  }
 }
 
 /* What every group of pixels of a whole / chunk call shares: the weights,
@@ -287,7 +293,7 @@ typedef struct im2col_call {
   uint32_t w_offset_lanes;
   int32_t narrowed; /* the activation narrows the element range: stores clamp lane-wise */
   dsp_clamp clamp;
-  const tf_requant_folded* folded; /* params->requant_folded (NULL: params->requant) */
+  const tf_requant_folded* folded; /* params->requant_folded (NULL: params->requant; never both) */
 } im2col_call;
 
 static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
@@ -363,14 +369,16 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
   const int32_t narrowed = k->narrowed;
   const tf_conv_params* const p = k->p;
   int32_t c = c_begin;
-  if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, &clamp);
+  if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, k->folded, &clamp);
   if (c + 1 < c_end) {
     /* The pairs' weights are consecutive: w runs on from pair to pair. */
     const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
     const uint64_t* const w_last = w + (ptrdiff_t)((c_end - c) >> 1) * groups;
     const int32_t* b = (const int32_t*)p->bias + c;
-    const tf_requant_channel* q = p->requant + c;
+    /* One family of records: the folded ones when the compiler emitted
+     * them (it then emits no plain ones), else the plain ones. */
     const tf_requant_folded* f = k->folded != NULL ? k->folded + c : NULL;
+    const tf_requant_channel* q = k->folded != NULL ? NULL : p->requant + c;
     const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
     dsp_element* y0 = y[0] + c;
     const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
@@ -399,7 +407,7 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
       b += 2, q += 2, y0 += 2, c += 2;
     } while (w < w_last);
   }
-  if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, &clamp);
+  if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, k->folded, &clamp);
 }
 #undef IM2COL_REQUANTIZE_STORE_3X2
 

@@ -40,8 +40,10 @@
 /* Four channels' sums a0..a3 requantised and stored at y[0..3]: through the
  * folded records f (params->requant_folded: the output zero point in their
  * addend, clamp `folded` with zero point 0) when the compiler emitted them,
- * else the plain ones q (clamp). A macro: GCC kept a function of it out of
- * line, and the calls cost the depthwise layers of vww_96 about 5% more. */
+ * else the plain ones q (clamp); q is evaluated only then (the compiler
+ * emits one family of records, so params->requant is NULL when f is not). A
+ * macro: GCC kept a function of it out of line, and the calls cost the
+ * depthwise layers of vww_96 about 5% more. */
 #define DWCONV_DSP_STORE(y, q, f, clamp, folded)                                                          \
   do {                                                                                                    \
     if ((f) != NULL) {                                                                                    \
@@ -78,7 +80,6 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
   for (c = c_begin; c < c_end; c += 4, w_group += k->group_words) {
     const dsp_element* xc = x + c;
     const uint32_t* w = w_group;
-    const tf_requant_channel* const q = k->requant + c;
     int32_t a0 = k->bias[c], a1 = k->bias[c + 1], a2 = k->bias[c + 2], a3 = k->bias[c + 3];
     if (shape == 0) {
       DWCONV_DSP_TAPS_3X3(xc, w);
@@ -101,7 +102,7 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
     }
     {
       const tf_requant_folded* const f = folded != NULL ? folded + c : NULL;
-      DWCONV_DSP_STORE(y + c, q, f, &clamp, &folded_clamp);
+      DWCONV_DSP_STORE(y + c, k->requant + c, f, &clamp, &folded_clamp);
     }
   }
 }
@@ -109,8 +110,9 @@ TF_INNER_LOOP static void dwconv_dsp_pixel(const dsp_element* x, dsp_element* y,
 /* `count` pixels of one group of four channels whose windows have every
  * column in bounds and the same `rows` rows in bounds (x: the first pixel's
  * first in-bounds tap at the group's first channel, then x_step apart; y
- * likewise, y_step apart; w: the group's weights from that tap on, q and bias
- * its channels' and f their folded records or NULL): no window arithmetic, a
+ * likewise, y_step apart; w: the group's weights from that tap on, bias its
+ * channels', f their folded records or NULL and q, when f is NULL, their
+ * plain ones): no window arithmetic, a
  * 3x3 window and its first and last rows' two-row windows unrolled, other
  * windows two taps at a time along a row. */
 TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element* y, int32_t count, const uint32_t* w,
@@ -169,6 +171,18 @@ TF_INNER_LOOP static void dwconv_dsp_interior(const dsp_element* x, dsp_element*
 #undef DWCONV_DSP_TAPS_3X3
 #undef DWCONV_DSP_TAP
 
+/* Channel c's sum requantised and clamped through its folded record when
+ * the compiler emitted them (params->requant_folded; then no plain ones),
+ * else its plain one: the channels outside groups of four. */
+static dsp_element dwconv_dsp_requantize_channel(int32_t acc, int32_t c, const tf_conv_params* p,
+                                                 const dwconv_dsp_call* k) {
+  if (p->requant_folded != NULL) {
+    const dsp_clamp folded_clamp = dsp_folded_clamp(&k->clamp);
+    return dsp_clamp_output(dsp_requantize_folded(acc, &p->requant_folded[c]), &folded_clamp);
+  }
+  return dsp_requantize(acc, &k->requant[c], &k->clamp);
+}
+
 /* Channel c of `count` pixels along a row (x: the first pixel's first tap
  * at channel c, then x_pixel_step apart; y likewise, y_col_step apart), every
  * tap of a 3x3 window in bounds: the nine weights read once, the input
@@ -202,7 +216,7 @@ TF_INNER_LOOP static void dwconv_dsp_channel_3x3(const dsp_element* x, dsp_eleme
     sum = tf_smlabb((uint32_t)(int32_t)r[0], w67, sum);
     sum = tf_smlabt((uint32_t)(int32_t)r[cs], w67, sum);
     sum = tf_smlabb((uint32_t)(int32_t)r[2 * cs], w8_, sum);
-    *y = dsp_requantize((int32_t)(base + (uint32_t)sum), &k->requant[c], &k->clamp);
+    *y = dwconv_dsp_requantize_channel((int32_t)(base + (uint32_t)sum), c, p, k);
   }
 }
 
@@ -217,9 +231,9 @@ static void dwconv_dsp_scalar_channel(const dwconv_dsp_window* win, dsp_element*
     return;
   }
   for (i = 0; i < pixels; ++i, at.x += k->x_pixel_step) {
-    y[c + i * k->y_col_step] = dsp_requantize(
-        dwconv_dsp_channel(&at, k->words, k->group_words, c, p, k->x_row_step, k->x_col_step, p->input_offset),
-        &k->requant[c], &k->clamp);
+    y[c + i * k->y_col_step] = dwconv_dsp_requantize_channel(
+        dwconv_dsp_channel(&at, k->words, k->group_words, c, p, k->x_row_step, k->x_col_step, p->input_offset), c, p,
+        k);
   }
 }
 
@@ -293,7 +307,8 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
             for (; c < simd_end; c += 4) {
               dwconv_dsp_interior(win.x + c, y + c, interior_end - interior_begin,
                                   k.words + (c >> 2) * k.group_words + win.first_tap * 2, k.bias + c,
-                                  k.requant + c, folded != NULL ? folded + c : NULL, &k, k.x_pixel_step, ys2,
+                                  folded != NULL ? NULL : k.requant + c, folded != NULL ? folded + c : NULL, &k,
+                                  k.x_pixel_step, ys2,
                                   win.rows);
             }
           } else {
