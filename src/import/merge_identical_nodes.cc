@@ -41,8 +41,14 @@ void merge_identical_nodes(ir::Graph& graph) {
     std::vector<size_t>& twins = kept_by_inputs[node.inputs];
     size_t twin = n;
     if (!writes_graph_output(graph, node)) {
+      // The first identical kept node hosts the merge: two kept identical
+      // nodes exist only when the later one writes a graph output, and that
+      // one keeps its own tensor for the output's sake, not to host others.
       for (size_t k : twins) {
-        if (identical(graph, graph.nodes[k], node)) twin = k;
+        if (identical(graph, graph.nodes[k], node)) {
+          twin = k;
+          break;
+        }
       }
     }
     if (twin == n) {

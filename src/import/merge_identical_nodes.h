@@ -10,7 +10,8 @@
 // (docs/row_loops.md, "Identical operators").
 // Requires: shapes inferred. Guarantees: no two nodes are identical in that
 // sense unless one's output is a graph output (kept, so every graph output
-// keeps its own tensor); the dropped node's source nodes join the kept one's,
+// keeps its own tensor); a dropped node merges into the first (earliest)
+// identical kept node; the dropped node's source nodes join the kept one's,
 // after its own (the dropped node read the same inputs, and its readers come
 // after the kept node).
 #pragma once

@@ -66,5 +66,19 @@ TEST(MergeIdenticalNodes, ATwinWritingAGraphOutputStays) {
   EXPECT_NE(g.graph.outputs[0], g.graph.outputs[1]);
 }
 
+// Two identical kept nodes (the second writes a graph output): a third twin
+// merges into the first, never into the output's node.
+TEST(MergeIdenticalNodes, ALaterTwinMergesIntoTheFirstKeptNode) {
+  testing::TestGraph g;
+  const ir::TensorId x = g.input({1, 4, 4, 2});
+  const ir::TensorId r1 = g.node(ir::OpType::kClip, {x}, ir::ClipAttrs{0.0f});
+  g.output(g.node(ir::OpType::kClip, {x}, ir::ClipAttrs{0.0f}));
+  const ir::TensorId r3 = g.node(ir::OpType::kClip, {x}, ir::ClipAttrs{0.0f});
+  g.output(g.node(ir::OpType::kAdd, {r1, r3}));
+  merge_identical_nodes(g.graph);
+  ASSERT_EQ(g.graph.nodes.size(), 3u);
+  EXPECT_EQ(g.graph.nodes[2].inputs, (std::vector<ir::TensorId>{r1, r1}));
+}
+
 }  // namespace
 }  // namespace tinyfit::import

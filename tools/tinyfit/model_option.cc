@@ -49,6 +49,9 @@ void add_model_option(CLI::App& app, ModelOption& option) {
                  "layout (repeatable)")
       ->type_name("NAME=SHAPE")
       ->allow_extra_args(false);
+  app.add_flag("--no-merge-identical", option.keep_identical_nodes,
+               "keep operators that compute what another already computes (same operator, "
+               "attributes and inputs) instead of merging them: the graph as the model builds it");
 }
 
 Result<ir::Shape> parse_shape_text(std::string_view text) {
@@ -93,6 +96,7 @@ Status parse_input_shapes(const std::vector<std::string>& values, import::Import
 
 Result<ir::Graph> load_model(const ModelOption& option, import::ImportOptions options) {
   TINYFIT_RETURN_IF_ERROR(parse_input_shapes(option.input_shapes, options));
+  options.merge_identical_nodes = options.merge_identical_nodes && !option.keep_identical_nodes;
   if (option.model.substr(0, kZooPrefix.size()) != kZooPrefix) {
     // Checked here so a missing file reads the same whatever the extension.
     std::error_code ec;

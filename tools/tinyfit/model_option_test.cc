@@ -44,5 +44,17 @@ TEST(ParseInputShapes, RejectsAMissingNameAndARepeatedName) {
   }
 }
 
+// --no-merge-identical gives the graph as the model builds it: NASNet-A's
+// cells apply one ReLU per branch to a shared state, merged by default.
+TEST(LoadModel, NoMergeIdenticalKeepsTheIdenticalOperators) {
+  ModelOption merged{"zoo:nasnet-a-cifar", {}};
+  ModelOption as_built = merged;
+  as_built.keep_identical_nodes = true;
+  auto merged_graph = load_model(merged);
+  auto as_built_graph = load_model(as_built);
+  ASSERT_TRUE(merged_graph && as_built_graph);
+  EXPECT_LT(merged_graph->nodes.size(), as_built_graph->nodes.size());
+}
+
 }  // namespace
 }  // namespace tinyfit::tools
