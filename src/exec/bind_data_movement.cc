@@ -125,6 +125,15 @@ Result<std::unique_ptr<PreparedKernel>> prepare_copy(const KernelCallContext& co
   return std::make_unique<CopyKernel>(static_cast<int32_t>(ir::dtype_size_bytes(in)));
 }
 
+// Whether the Concat's input view `i` is already its slice of the output
+// view, which starts `offset` elements into the output on `axis`.
+bool is_own_slice(const plan::KernelCall& call, size_t i, size_t axis, int64_t offset) {
+  const plan::View& x = call.inputs.at(i);
+  const plan::View& y = call.outputs.at(0);
+  return x.buffer == y.buffer && x.sweeps.empty() && y.sweeps.empty() && x.strides == y.strides &&
+         x.offset_elements == y.offset_elements + offset * y.strides.at(axis);
+}
+
 Result<std::unique_ptr<PreparedKernel>> prepare_concat(const KernelCallContext& context) {
   const ir::Node& node = context.node();
   const ir::Tensor& y = context.graph.output_tensor(node, 0);
@@ -144,7 +153,13 @@ Result<std::unique_ptr<PreparedKernel>> prepare_concat(const KernelCallContext& 
     if (quantized) {
       TINYFIT_ASSIGN_OR_RETURN(qx, get_quant(context, x));
     }
-    if (quantized && (qx.scale != qy.scale || qx.zero_point != qy.zero_point)) {
+    const bool same_quant = !quantized || (qx.scale == qy.scale && qx.zero_point == qy.zero_point);
+    if (same_quant && is_own_slice(context.call, i, static_cast<size_t>(node.attr<ir::ConcatAttrs>().axis), offset)) {
+      // Its writer wrote it in place (plan/write_concat_in_place.h): nothing to copy.
+      offset += static_cast<int32_t>(x.shape[static_cast<size_t>(node.attr<ir::ConcatAttrs>().axis)]);
+      continue;
+    }
+    if (!same_quant) {
       // The reference's float arithmetic, operation for operation.
       const float scale = qx.scale * (1.0f / qy.scale);
       const float bias = static_cast<float>(-qx.zero_point) * scale;
@@ -164,6 +179,7 @@ Result<std::unique_ptr<PreparedKernel>> prepare_concat(const KernelCallContext& 
     if (!quantized && y.dtype != ir::DType::kF32) return fail_no_kernel(context, "a fused activation on this dtype");
     parts.push_back(make_output_clamp_kernel(y, node.activation, qy));
   }
+  // Every input written in place and no activation: no kernel runs.
   if (parts.size() == 1) return std::move(parts.front());
   return std::make_unique<KernelSequence>(std::move(parts));
 }

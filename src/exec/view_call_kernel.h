@@ -79,8 +79,10 @@ std::unique_ptr<PreparedKernel> make_single_call_kernel(const typename ViewCallK
 // inputs need different kernels).
 class KernelSequence final : public PreparedKernel {
  public:
+  // No parts: a call with nothing to run (a Concat whose inputs were all
+  // written in place).
   explicit KernelSequence(std::vector<std::unique_ptr<PreparedKernel>> parts) : parts_(std::move(parts)) {}
-  std::string_view kernel_name() const override { return parts_.front()->kernel_name(); }
+  std::string_view kernel_name() const override { return parts_.empty() ? "none" : parts_.front()->kernel_name(); }
   void run(const KernelViews& views) const override {
     for (const auto& part : parts_) part->run(views);
   }

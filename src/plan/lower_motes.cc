@@ -8,6 +8,7 @@
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
 #include "plan/plan_walk.h"
+#include "plan/write_concat_in_place.h"
 #include "schedule/order_best.h"
 #include "schedule/order_peak.h"
 
@@ -98,6 +99,9 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
       if (!rows.note.empty()) result.note += "; " + rows.note;
     }
   }
+  ConcatInPlaceResult concats = write_concat_in_place(graph, std::move(result.plan));
+  result.plan = std::move(concats.plan);
+  if (!concats.note.empty()) result.note += "; " + concats.note;
   return result;
 }
 

@@ -59,7 +59,9 @@ LoopAxis to_loop_axis(partition::PartitionAxis axis);
 // `base_order` contracted (contract_order) and the order search of the
 // fine-grained graph (both scored with the loops' internal bytes from
 // row_geometry.h). techniques gets "motes" (and "inplace" when merges were
-// made, "rowoverlap" when a loop declares an overlap).
+// made, "rowoverlap" when a loop declares an overlap, "concatinplace" when
+// operators write Concat inputs straight into the Concat's output:
+// plan/write_concat_in_place.h).
 // Requires: bg == build_buffer_graph(graph), with its inplace_options;
 // base_order topological for bg; schemes from search_motes_schemes (row or
 // token schemes over disjoint, convex operator sets); options.order a known name.

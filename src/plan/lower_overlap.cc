@@ -9,6 +9,7 @@
 
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
+#include "plan/remove_buffers.h"
 #include "plan/segment_call.h"
 #include "plan/segment_closed_form.h"
 
@@ -119,37 +120,13 @@ std::optional<FusedBlock> try_fuse(const ir::Graph& graph, const Plan& plan, con
 // the rest in order.
 void drop_unused_buffers(Plan& plan) {
   const BufferUses uses = find_buffer_uses(plan);
-  std::vector<BufferId> renumbered(plan.buffers.size(), -1);
-  std::vector<PlanBuffer> kept;
+  std::vector<bool> unused(plan.buffers.size(), false);
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
     const auto id = static_cast<BufferId>(b);
-    if (uses.steps[b].empty() && !uses.in_loop[b] && !is_model_buffer(plan.inputs, id) &&
-        !is_model_buffer(plan.outputs, id)) {
-      continue;
-    }
-    renumbered[b] = static_cast<BufferId>(kept.size());
-    kept.push_back(std::move(plan.buffers[b]));
+    unused[b] = uses.steps[b].empty() && !uses.in_loop[b] && !is_model_buffer(plan.inputs, id) &&
+                !is_model_buffer(plan.outputs, id);
   }
-  plan.buffers = std::move(kept);
-  auto rename = [&](BufferId& b) { b = renumbered[static_cast<size_t>(b)]; };
-  auto rename_call = [&](KernelCall& call) {
-    for (auto* views : {&call.inputs, &call.outputs}) {
-      for (View& view : *views) rename(view.buffer);
-    }
-    if (call.workspace >= 0) rename(call.workspace);
-  };
-  std::function<void(std::vector<Step>&)> rename_steps = [&](std::vector<Step>& steps) {
-    for (Step& step : steps) {
-      if (std::holds_alternative<KernelCall>(step.what)) {
-        rename_call(std::get<KernelCall>(step.what));
-      } else {
-        rename_steps(std::get<Loop>(step.what).body);
-      }
-    }
-  };
-  rename_steps(plan.steps);
-  for (BufferId& b : plan.inputs) rename(b);
-  for (BufferId& b : plan.outputs) rename(b);
+  remove_buffers(plan, unused);
 }
 
 // Fuses every inverted bottleneck it can but those whose first node is in
