@@ -130,18 +130,20 @@ void drop_unused_buffers(Plan& plan) {
 }
 
 // Fuses every inverted bottleneck it can but those whose first node is in
-// `left_unfused`, longest chain (with the residual Add) first, when that does
-// not raise the plan's peak: the ring of expanded pixels is larger than the
+// `left_unfused` (and, when `only` is not null, those whose first node is not
+// in it), longest chain (with the residual Add) first, when that does not
+// raise the plan's peak: the ring of expanded pixels is larger than the
 // tensors it replaces on tiny images. Returns how many.
 int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignment,
-                              const std::vector<ir::NodeId>& left_unfused) {
+                              const std::vector<ir::NodeId>& left_unfused, const std::vector<ir::NodeId>* only) {
   int fused = 0;
   int64_t peak = compute_plan_memory(plan).peak_bytes;
   BufferUses uses = find_buffer_uses(plan);  // of `plan`, renewed when a fusion changes it
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     for (size_t length : {size_t{4}, size_t{3}}) {
       std::optional<FusedBlock> block = try_fuse(graph, plan, uses, s, length, alignment);
-      if (!block || std::find(left_unfused.begin(), left_unfused.end(), block->call.node) != left_unfused.end()) {
+      if (!block || std::find(left_unfused.begin(), left_unfused.end(), block->call.node) != left_unfused.end() ||
+          (only != nullptr && std::find(only->begin(), only->end(), block->call.node) == only->end())) {
         continue;
       }
       Plan trial = plan;
@@ -267,12 +269,13 @@ int drop_overlaps_the_peak_does_not_need(Plan& plan) {
   return dropped;
 }
 
-// Steps 1-3 of apply_overlap, the blocks starting at `left_unfused` not fused.
+// Steps 1-3 of apply_overlap, the blocks starting at `left_unfused` not fused
+// (nor, when `only` is not null, those not starting at one of its nodes).
 OverlapResult lower_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options,
-                            const std::vector<ir::NodeId>& left_unfused) {
+                            const std::vector<ir::NodeId>& left_unfused, const std::vector<ir::NodeId>* only) {
   OverlapResult result;
   if (options.fuse_inverted_bottlenecks) {
-    result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment, left_unfused);
+    result.fused = fuse_inverted_bottlenecks(graph, plan, options.alignment, left_unfused, only);
   }
   result.overlaps = declare_overlaps(graph, plan, options.alignment);
   if (options.only_where_the_peak_needs_it) {
@@ -294,14 +297,18 @@ std::vector<ir::NodeId> list_fused_block_heads(const Plan& plan) {
 }
 
 OverlapResult apply_overlap(const ir::Graph& graph, Plan plan, const OverlapOptions& options) {
-  OverlapResult result = lower_overlap(graph, plan, options, options.leave_unfused);
+  OverlapResult result = lower_overlap(graph, plan, options, options.leave_unfused, nullptr);
   if (options.fuse_inverted_bottlenecks && options.fuse_only_where_the_peak_needs_it) {
     const int64_t limit =
         std::max(compute_plan_memory(result.plan).peak_bytes, options.fusion_peak_allowance_bytes);
+    // The trials fuse only blocks fused above: with a block left unfused the
+    // peak a fusion is compared with differs, and a block that raised it
+    // there could otherwise be fused here.
+    const std::vector<ir::NodeId> fused_heads = list_fused_block_heads(result.plan);
     std::vector<ir::NodeId> left_unfused = options.leave_unfused;
-    for (ir::NodeId head : list_fused_block_heads(result.plan)) {
+    for (ir::NodeId head : fused_heads) {
       left_unfused.push_back(head);
-      OverlapResult trial = lower_overlap(graph, plan, options, left_unfused);
+      OverlapResult trial = lower_overlap(graph, plan, options, left_unfused, &fused_heads);
       if (compute_plan_memory(trial.plan).peak_bytes <= limit) {
         result = std::move(trial);
       } else {

@@ -32,7 +32,8 @@ struct OverlapOptions {
   // every block it can, each fused block is left unfused again, one at a
   // time in step order (the whole lowering redone each time), when the
   // plan's peak stays at most max(its peak with every block fused,
-  // fusion_peak_allowance_bytes). The fused kernel computes a block pixel by
+  // fusion_peak_allowance_bytes), and no block fused that was not fused
+  // with every block. The fused kernel computes a block pixel by
   // pixel from a ring of expanded pixels and is slower than the ordinary
   // kernels of the block's calls, so a fusion the peak does not need costs
   // time and saves no memory. Greedy in step order, not optimal.
