@@ -462,15 +462,20 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       {"3x3 whole windows", {1, 6, 6, 16}, {48, 16, 1, 1, 3, 1, true, true}},
       {"5x5 whole windows", {1, 7, 7, 8}, {16, 8, 1, 1, 5, 1, true, true}},
       {"residual short block", {1, 5, 5, 6}, {12, 6, 1, 1, 3, 1, true, false}},
-      // Mid pixels two at a time (segment_mid_pair_end): pairs across row
-      // ends, an odd count whose last mid is alone, seven input channels (the
-      // pair dot's tail of three), mid channels past a block of four (the
-      // short block pixel by pixel). Output pixels two at a time too: an odd
-      // count whose last pixel is alone, with a residual and an odd Cout.
-      {"mid pairs across rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
-      {"mid pairs stride 2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      // A 1x1 expand's mids three at a time (segment_expand_group): groups
+      // across row ends, seven input channels (the triple dot's tail of
+      // three), mid channels past a block of four (the short block pixel by
+      // pixel); output pixels three at a time too, with a residual and an odd
+      // Cout. Pixel and mid counts of 1 and 2 mod 3 (a short last group),
+      // 1-pixel rows, odd widths, input channels with tails of one and two.
+      {"mid groups across rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
+      {"mid groups stride 2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      {"1-pixel rows", {1, 5, 1, 6}, {10, 6, 1, 1, 3, 1, true, true}},
+      {"ten pixels", {1, 2, 5, 5}, {11, 5, 1, 1, 3, 1, true, true}},
+      {"one row of seven", {1, 1, 7, 9}, {14, 5, 1, 1, 3, 1, false, true}},
+      {"1-pixel rows stride 2", {1, 7, 1, 10}, {20, 3, 1, 1, 3, 2, false, true}},
       // A stem's mids two at a time, both windows gathered with their padding
-      // (segment_expand_paired): windows of 27 (a tail of three), 9 (one
+      // (segment_expand_group): windows of 27 (a tail of three), 9 (one
       // input channel: a tail of one), 18 (two) and 36 (none) elements, an
       // odd mid count whose last mid is alone, an odd mid channel count, a
       // 5x5 window of 50 elements over batch 2; 3x3 x 8 = 72 elements, past

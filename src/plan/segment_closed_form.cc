@@ -71,8 +71,8 @@ int64_t find_tap_pixel(const ir::Window& row_window, const ir::Window& col_windo
 }
 
 // The last mid computed before output p (ascending; positions are indices):
-// the one p's depthwise window needs last, with the rest of its pair when the
-// expand pairs them.
+// the one p's depthwise window needs last, with the rest of its group when
+// the expand groups them.
 int64_t find_last_mid(const SegmentKernel& k, int64_t p) {
   return find_last_computed_mid_position(
       k, find_tap_pixel(k.row_window, k.col_window, k.mid_rows, k.mid_cols, k.out_rows, k.out_cols, p, true));
@@ -136,8 +136,8 @@ OverlapLimit compute_overlap_limit(const SegmentKernel& kernel) {
 int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
   TINYFIT_CHECK(kernel.op == SegmentOp::kInvertedBottleneck) << "a ring of mid pixels for a "
                                                               << segment_op_name(kernel.op) << " kernel";
-  // Either traversal's: the lowering sizes the ring before it picks one, and a
-  // paired expand's pairs start at opposite ends in the two.
+  // Either traversal's: the lowering sizes the ring before it picks one, and
+  // an expand's groups of mids start at opposite ends in the two.
   SegmentKernel ascending = kernel, descending = kernel;
   ascending.traversal = Traversal::kAscending;
   descending.traversal = Traversal::kDescending;
@@ -145,16 +145,16 @@ int64_t compute_segment_ring_pixels(const SegmentKernel& kernel) {
 }
 
 int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel) {
-  const int64_t elements = (compute_segment_ring_pixels(kernel) + 2) * kernel.mid_channels +
-                           (kernel.residual ? 2 * kernel.out_channels : 0);
-  // The pair's widened expand inputs (a 1x1 expand's groups of four; a
+  const int64_t elements = (compute_segment_ring_pixels(kernel) + 3) * kernel.mid_channels +
+                           (kernel.residual ? 3 * kernel.out_channels : 0);
+  // A group's widened expand inputs (a 1x1 expand's groups of four; a
   // gathered window's, its last group padded) or depthwise pixels.
+  const int64_t group = count_expand_group_mids(kernel);
   const bool one_by_one = kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1;
   const int64_t window = kernel.expand_row_window.kernel * kernel.expand_col_window.kernel * kernel.in_channels;
-  const int64_t expand_lanes = !expands_mids_in_pairs(kernel) ? 0 : one_by_one ? kernel.in_channels / 4 * 4
-                                                                                : (window + 3) / 4 * 4;
-  const int64_t widened = std::max(expand_lanes, kernel.mid_channels / 4 * 4);
-  return elements * kernel.element_bytes + 8 + widened / 4 * 16;
+  const int64_t expand_groups = group == 1 ? 0 : one_by_one ? kernel.in_channels / 4 : (window + 3) / 4;
+  const int64_t widened_bytes = std::max(expand_groups * group * 8, kernel.mid_channels / 4 * 24);
+  return elements * kernel.element_bytes + 8 + widened_bytes;
 }
 
 }  // namespace tinyfit::plan

@@ -37,16 +37,17 @@ OverlapLimit compute_overlap_limit(const SegmentKernel& kernel);
 // The fused inverted bottleneck's workspace ring, in mid pixels: mid pixel i
 // lives in slot i mod ring, and no mid pixel is overwritten while an output
 // still to be computed needs it, in either traversal (the larger of the two
-// smallest rings: a paired expand's pairs of mids make them differ by at most
-// one). Requires: op == kInvertedBottleneck.
+// smallest rings: an expand's groups of mids make them differ by at most
+// two). Requires: op == kInvertedBottleneck.
 int64_t compute_segment_ring_pixels(const SegmentKernel& kernel);
 
 // The fused inverted bottleneck's workspace in bytes, as tinyfit/segment.h
-// lays it out: the ring, a pair's two depthwise pixels and, with a
-// residual, two projected pixels, then 16-bit lanes (16 bytes per four channels, 8-byte aligned: 8
-// bytes of slack) where the __dsp kernel widens a pair's depthwise pixels
-// for the projection and, with a paired expand (expands_mids_in_pairs), a
-// pair's inputs (a gathered window's rounded up to a group of four).
+// lays it out: the ring, a group's three depthwise pixels and, with a
+// residual, three projected pixels, then 16-bit lanes (8-byte aligned: 8
+// bytes of slack) where the __dsp kernel widens a group's depthwise pixels
+// for the projection (24 bytes per four channels) and, with a grouped expand
+// (count_expand_group_mids), a group's inputs (8 bytes per mid per four
+// inputs; a gathered window's rounded up to a group of four).
 // Requires: op == kInvertedBottleneck.
 int64_t compute_inverted_bottleneck_workspace_bytes(const SegmentKernel& kernel);
 

@@ -115,18 +115,18 @@ int64_t count_channel_blocks(int64_t channels, int64_t block_size) {
   return (channels + block_size - 1) / block_size;
 }
 
-bool expands_mids_in_pairs(const SegmentKernel& kernel) {
+int64_t count_expand_group_mids(const SegmentKernel& kernel) {
   // runtime/include/tinyfit/kernel_templates/segment_order.h's
   // TF_SEGMENT_PAIRED_WINDOW_MAX: the __dsp kernel gathers both windows on its stack.
   constexpr int64_t kPairedExpandWindowMax = 64;
   const int64_t window = kernel.expand_row_window.kernel * kernel.expand_col_window.kernel * kernel.in_channels;
-  return (kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1) ||
-         (window >= 4 && window <= kPairedExpandWindowMax);
+  if (kernel.expand_row_window.kernel == 1 && kernel.expand_col_window.kernel == 1) return 3;
+  return window >= 4 && window <= kPairedExpandWindowMax ? 2 : 1;
 }
 
 int64_t find_last_computed_mid_position(const SegmentKernel& kernel, int64_t needed) {
-  if (!expands_mids_in_pairs(kernel)) return needed;
-  return std::min(kernel.batch * kernel.mid_rows * kernel.mid_cols - 1, needed | 1);
+  const int64_t group = count_expand_group_mids(kernel);
+  return std::min(kernel.batch * kernel.mid_rows * kernel.mid_cols - 1, needed - needed % group + group - 1);
 }
 
 ir::Range segment_channel_block(int64_t channels, int64_t block_size, int64_t block, Traversal traversal) {

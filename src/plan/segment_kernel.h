@@ -56,7 +56,7 @@ enum class SegmentOp {
   // depthwise -> 1x1 project [-> residual add of the block input], output
   // pixel by pixel. Before output pixel p, the expanded ("mid") pixels are
   // computed in traversal order up to the last one p's depthwise window needs
-  // (with a paired expand, up to the end of its pair of positions:
+  // (up to the end of its group of positions when the expand groups them:
   // find_last_computed_mid_position), each reading its expand window of the
   // input, all channels, once per mid channel block; they live in a
   // workspace ring (segment_ring_pixels), not in the input/output pair. Then per output channel block: read the residual
@@ -129,17 +129,17 @@ std::string check_segment_kernel(const SegmentKernel& kernel);
 ir::Range segment_channel_block(int64_t channels, int64_t block_size, int64_t block, Traversal traversal);
 int64_t count_channel_blocks(int64_t channels, int64_t block_size);
 
-// kInvertedBottleneck: whether the expand computes its mids in pairs of
-// positions (2i, 2i + 1), the last alone when the count is odd (the __dsp
-// kernel loads each expand weight once per pair): a 1x1 expand, or a window
-// of 4 to 64 input elements (KH * KW * Cin: a stem convolution, both windows
-// gathered on the kernel's stack). runtime's segment_expand_paired says the same.
-bool expands_mids_in_pairs(const SegmentKernel& kernel);
+// kInvertedBottleneck: how many mids the expand computes at a time, at
+// positions (g * i, ..., g * i + g - 1), the last group shorter when g does
+// not divide the count (the __dsp kernel loads each expand weight once per
+// group): three with a 1x1 expand, two with a window of 4 to 64 input
+// elements (KH * KW * Cin: a stem convolution, both windows gathered on the
+// kernel's stack), one otherwise. runtime's segment_expand_group says the same.
+int64_t count_expand_group_mids(const SegmentKernel& kernel);
 
 // kInvertedBottleneck: the last mid position (in traversal order) computed
-// before an output whose depthwise window needs position `needed` last: with
-// a paired expand (expands_mids_in_pairs) the end of needed's pair, otherwise
-// `needed`.
+// before an output whose depthwise window needs position `needed` last: the
+// end of needed's group (count_expand_group_mids), or the last mid.
 int64_t find_last_computed_mid_position(const SegmentKernel& kernel, int64_t needed);
 
 // The in-bounds taps of a window for output index `out` over an input axis of

@@ -351,8 +351,9 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDepthwisePlaneKernelEqualThePlanExecu
 
 // The fused inverted bottleneck's __dsp kernel (ACLE intrinsics on the board)
 // at its edges, each block one call whose output overlaps its input at the
-// distance the compiler derives, in both traversals: mid pixels two at a time
-// across row ends with an odd count (the last alone), input channels past a
+// distance the compiler derives, in both traversals: a 1x1 expand's mid
+// pixels and the output pixels three at a time across row ends, counts of 1
+// and 2 mod 3 (a short last group), 1-pixel rows, input channels past a
 // group of four, mid channels past a block of four, a stride-2 depthwise, a
 // stem expand (mids paired, windows gathered), a residual, and a block whose expand only
 // saturates and whose projection clamps to ReLU6. The board's bytes must equal the
@@ -368,8 +369,10 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
     exec::conv_test::BottleneckConfig config;
   };
   const Block blocks[] = {
-      {"pairs_across_rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
-      {"pairs_stride_2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      {"groups_across_rows", {1, 3, 5, 7}, {13, 7, 1, 1, 3, 1, true, true}},
+      {"groups_stride_2", {1, 5, 7, 6}, {10, 5, 1, 1, 3, 2, false, true}},
+      {"one_pixel_rows", {1, 5, 1, 6}, {10, 6, 1, 1, 3, 1, true, true}},
+      {"ten_pixels", {1, 2, 5, 5}, {11, 5, 1, 1, 3, 1, true, true}},
       {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
       // The pointwise stages' stores: saturation only (no activation) in the
       // expand, the lane-wise clamp (ReLU6) in the projection.

@@ -64,25 +64,26 @@ void tf_f32_dwconv2d_segment(const tf_view* input, const tf_view* output, const 
  * 1x1 project, and when `add` is not NULL the quantized add of the block input
  * (a = the input, b = the projection), computed output pixel by output pixel.
  * The expanded ("mid") pixels are computed in traversal order just before
- * the first output pixel whose depthwise window needs them, with a 1x1
- * expand or a window of 4 to TF_SEGMENT_PAIRED_WINDOW_MAX input elements
- * (segment_expand_paired) in pairs of positions (2i, 2i + 1), the last alone
- * when the count is odd (each reads its expand window of the input: all input channels of
+ * the first output pixel whose depthwise window needs them, in groups of
+ * positions (segment_expand_group: three with a 1x1 expand, two with a
+ * window of 4 to TF_SEGMENT_PAIRED_WINDOW_MAX input elements, else one), the
+ * last group shorter (each reads its expand window of the input: all input channels of
  * every in-bounds tap, once per block of TF_SEGMENT_MID_BLOCK mid channels)
  * into a ring of `ring_pixels` mid pixels: mid pixel i (linear over batch,
  * rows, cols) lives in slot i mod ring_pixels. Per output pixel: the
  * depthwise into one mid pixel of workspace, then per block of
  * TF_SEGMENT_CONV_BLOCK output channels the projection, the residual block
  * of the input pixel (loaded), the block stored. The __dsp kernel takes the
- * output pixels in pairs of positions (2i, 2i + 1): both depthwise pixels
- * (the second one's expand reads moved before the first one's stores, which
- * only makes reads earlier), then both projections, then each pixel's
- * residual loads and stores in the order above. Workspace: (ring_pixels + 2)
- * * mid_channels elements (the ring, two depthwise pixels), with a residual
- * 2 * out_channels more (two projected pixels), then 8 + 16 * max(E;
- * floor(mid_channels / 4)) bytes, E = floor(Cin / 4) with a 1x1 expand,
- * ceil(KH * KW * Cin / 4) with another paired one, else 0, where the __dsp
- * kernel widens a pair's depthwise pixels and expand inputs (at the first 8-byte
+ * output pixels in groups of three positions (3i, 3i + 1, 3i + 2), the last
+ * shorter: the group's depthwise pixels (the later ones' expand reads moved
+ * before the earlier ones' stores, which only makes reads earlier), then
+ * their projections, then each pixel's residual loads and stores in the
+ * order above. Workspace: (ring_pixels + 3) * mid_channels elements (the
+ * ring, three depthwise pixels), with a residual 3 * out_channels more
+ * (three projected pixels), then 8 + max(8 * G * E; 24 * floor(mid_channels
+ * / 4)) bytes, G the expand's group, E = floor(Cin / 4) with a 1x1 expand,
+ * ceil(KH * KW * Cin / 4) with another grouped one, else 0, where the __dsp
+ * kernel widens a group's depthwise pixels and expand inputs (at the first 8-byte
  * boundary after the projected pixels; the portable kernel leaves all but
  * the ring and one depthwise pixel unused). */
 typedef struct tf_inverted_bottleneck_params {

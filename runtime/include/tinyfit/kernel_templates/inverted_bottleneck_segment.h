@@ -66,8 +66,8 @@ void TF_INVERTED_BOTTLENECK_SEGMENT(const tf_view* input, const tf_view* output,
   const int32_t pixels = output->shape[0] * out_rows * out_cols;
   const int32_t mids = output->shape[0] * mid_rows * mid_cols;
   const int32_t ring_pixels = params->ring_pixels;
-  const int32_t paired =
-      segment_expand_paired(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
+  const int32_t group =
+      segment_expand_group(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
   conv_element* ring = (conv_element*)(void*)workspace;
   conv_element* dw_pixel = ring + (ptrdiff_t)ring_pixels * mid_channels;
   const conv_element* taps[TF_SEGMENT_MAX_TAPS];
@@ -80,13 +80,12 @@ void TF_INVERTED_BOTTLENECK_SEGMENT(const tf_view* input, const tf_view* output,
     int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
     conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
     conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
-    /* The mid pixel this output needs last in traversal order (with a
-     * paired expand, computed with the rest of its pair:
-     * segment_last_computed_mid). */
+    /* The mid pixel this output needs last in traversal order (computed
+     * with the rest of its group: segment_last_computed_mid). */
     needed = descending ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
                         : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
                               (kx_end - 1) * dw->dilation_w;
-    for (; next <= segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); ++next) {
+    for (; next <= segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, group); ++next) {
       const int32_t mid = segment_pixel(next, mids, descending);
       const int32_t mn = mid / (mid_rows * mid_cols), mr = mid / mid_cols % mid_rows, mc = mid % mid_cols;
       conv_segment_pixel(input, mn, mr * expand_window.stride_h - expand_window.pad_top,

@@ -7,36 +7,38 @@
  * them, int16 lanes with the weight offset added, [ceil(C/4)][KH][KW][4]).
  * Bit for bit the reference.
  *
- * Output pixels in pairs of traversal positions (the last alone when the
- * count is odd). Per pixel of a pair: the expanded pixels it needs last into
- * their ring slots (a paired expand in pairs, segment_last_computed_mid,
- * each pair's inputs widened once into the workspace, a stem convolution's
- * windows gathered first, and every weight loaded once for both, two
- * channels at a time: ib_dsp_pointwise_pair); the depthwise over
+ * Output pixels in groups of three traversal positions (the last group
+ * shorter when three do not divide the count). Per pixel of a group: the
+ * expanded pixels it needs last into their ring slots (segment_last_computed_mid:
+ * a 1x1 expand's in groups of three, each group's inputs widened once into
+ * the workspace and every weight loaded once for the three, two channels at a
+ * time, ib_dsp_pointwise_triple; a stem convolution's in pairs, both windows
+ * gathered first, ib_dsp_pointwise_pair); the depthwise over
  * the ring taps into its depthwise pixel, four channels per pass with SMLAxy
  * as dwconv2d_dsp.h, the weights of the window's in-bounds rectangle in order
- * (a whole 3x3 window unrolled). Then the projection of both depthwise pixels
- * in one pass by the same routine (ib_dsp_pointwise_pair), into
- * the output pixels (a lone pixel stored twice), or with a residual into
- * two projected pixels of workspace, which are then added to their input pixels block by block with
+ * (a whole 3x3 window unrolled). Then the projection of the group's depthwise
+ * pixels in one pass (ib_dsp_pointwise_triple), into the output pixels (a
+ * short group's last pixel stored again), or with a residual into three
+ * projected pixels of workspace, which are then added to their input pixels block by block with
  * the element arithmetic of the ADD kernels (quantized_add.h's SMMLAR form
  * when the parameters allow it, TFLite's as written otherwise) and stored.
  *
  * Access order: inverted_bottleneck_segment.h's (plan/segment_kernel.h's
  * kInvertedBottleneck record, which verify_plan replays) with reads moved
  * earlier only. Input and output are touched only by the expand (per mid
- * block, its window loaded, then the block stored into the ring; the two
- * mids of a pair interleaved, which reorders loads among loads only), the
- * residual loads and the output stores: the second pixel of a pair has its
+ * block, its window loaded, then the block stored into the ring; the mids
+ * of a group interleaved, which reorders loads among loads only), the
+ * residual loads and the output stores: the later pixels of a group have their
  * expand loads before the first pixel's stores (earlier than the record's,
  * and an earlier read sees the same bytes: only this kernel writes the
  * output); the stores and residual loads keep the record's order (a block's
  * residual word loaded before the block is stored, pixel after pixel; without
- * a residual a pair's stores have no load between them, so their order among
+ * a residual a group's stores have no load between them, so their order among
  * themselves does not matter). The depthwise and the projection read the
  * workspace, which no overlap involves. */
 #include "tinyfit/kernel_templates/conv_segment_dsp.h"
 #include "tinyfit/kernel_templates/dot_dsp_pair.h"
+#include "tinyfit/kernel_templates/dot_dsp_triple.h"
 #include "tinyfit/kernel_templates/dwconv2d_dsp_pixel.h"
 #include "tinyfit/kernel_templates/inverted_bottleneck_segment.h"
 
@@ -138,7 +140,7 @@ static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_ds
   return add_general_value(x, projected, &r->fast);
 }
 
-/* A pointwise stage of a pair of pixels (the expand or the projection): its
+/* A pointwise stage of a group of pixels (the expand or the projection): its
  * weights, bias, requantisation and clamp, copied out of the params once per
  * call (element stores may alias the params, so the compiler would reload
  * them after every store). weight_row: weights of one output channel. */
@@ -166,33 +168,29 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
   return s;
 }
 
-/* Every output channel of the stage for two pixels whose inputs are x0 and
- * x1 (`count` of them each; the same pixel twice when it is alone), the
- * first input's weight in channel 0's row at w, into y0 and y1: the inputs
- * widened once into `columns` (dot_dsp_pair.h), then two channels at a time
- * against both, each weight loaded once for the pair, every value of a pair
- * of channels requantised (SMMLAR) before its stores and the two channels'
- * constants read once for both pixels, stores without the lane-wise clamp
- * when the activation does not narrow the type's range; an odd last channel
- * computed twice and stored once. Per pair of channels: the groups of four
- * from the columns, then the inputs past the last group one by one, or, when
- * the runs are `gathered` (padded up to a group of four with elements that
- * widen to zero, count at least four), as one more group. Channels in any order: y0 and y1
- * are ring slots, workspace, or output pixels between whose stores the
- * kernel loads nothing (a projection without residual). */
+/* Every output channel of a stem expand for two mids whose gathered windows
+ * are x0 and x1 (`count` elements each, at least four, padded up to a group
+ * of four with elements that widen to zero; the same mid twice when it is
+ * alone), the first input's weight in channel 0's row at w, into the ring
+ * slots y0 and y1: the inputs widened once into `columns` (dot_dsp_pair.h),
+ * then two channels at a time against both, each weight loaded once for the
+ * pair, the padded last group as one more group, every value of a pair of
+ * channels requantised (SMMLAR) before its stores and the two channels'
+ * constants read once for both mids, stores without the lane-wise clamp when
+ * the activation does not narrow the type's range; an odd last channel
+ * computed twice and stored once. */
 TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
-                                                int32_t gathered, const dsp_element* w, const ib_dsp_pointwise* stage,
+                                                const dsp_element* w, const ib_dsp_pointwise* stage,
                                                 uint64_t* columns, dsp_element* y0, dsp_element* y1) {
   const dsp_clamp clamp = stage->clamp;
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
   const ptrdiff_t weight_row = stage->weight_row;
   const int32_t co = stage->out_channels, narrowed = stage->narrowed;
-  const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
-  const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
+  const uint32_t w_offset_lanes = tf_splat_lanes(stage->w_offset);
   const int32_t groups = count >> 2, head = count & ~3, tail = count & 3;
-  int32_t c, i;
-  dot_dsp_pair_widen(x0, x1, gathered ? count + 3 : count, tf_splat_lanes(x_offset), columns);
+  int32_t c;
+  dot_dsp_pair_widen(x0, x1, count + 3, tf_splat_lanes(stage->x_offset), columns);
   for (c = 0; c < co; c += 2, w += 2 * weight_row) {
     const int32_t pair = c + 1 < co;
     const dsp_element* const w1 = pair ? w + weight_row : w;
@@ -200,17 +198,7 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
     acc[0] = acc[2] = bias[c];
     acc[1] = acc[3] = bias[c + pair];
     dot_dsp_pair_2x2(columns, w, w1, groups, w_offset_lanes, acc);
-    if (tail != 0) {
-      if (gathered) {
-        dot_dsp_pair_2x2_tail(columns + 2 * groups, w + head, w1 + head, tail, w_offset_lanes, acc);
-      } else {
-        for (i = head; i < count; ++i) {
-          const int32_t v0 = dsp_widen(w[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
-          const int32_t p0 = dsp_widen(x0[i], x_offset), p1 = dsp_widen(x1[i], x_offset);
-          acc[0] += p0 * v0, acc[1] += p0 * v1, acc[2] += p1 * v0, acc[3] += p1 * v1;
-        }
-      }
-    }
+    if (tail != 0) dot_dsp_pair_2x2_tail(columns + 2 * groups, w + head, w1 + head, tail, w_offset_lanes, acc);
     if (!pair) {
       y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &requant[c]), &clamp);
       y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &requant[c]), &clamp);
@@ -227,6 +215,70 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
       } else {
         dsp_store2_saturated(y0 + c, r00, r01, &clamp);
         dsp_store2_saturated(y1 + c, r10, r11, &clamp);
+      }
+    }
+  }
+}
+
+/* Every output channel of a pointwise stage (a 1x1 expand, the projection)
+ * for three pixels with inputs x[0..2] (`count` each; a short group repeats
+ * its last pixel) into y[0..2], the first input's weight in channel 0's row
+ * at w: the inputs widened once into `columns` (dot_dsp_triple.h), then two
+ * channels at a time against the three, each weight loaded once for them,
+ * the inputs past the last group of four one by one, requantised and stored
+ * as above. Channels in any order: y[0..2] are ring slots, workspace, or
+ * output pixels between whose stores the kernel loads nothing (a projection
+ * without residual). */
+TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count, const dsp_element* w,
+                                                  const ib_dsp_pointwise* stage, uint64_t* columns,
+                                                  dsp_element* const y[3]) {
+  const dsp_clamp clamp = stage->clamp;
+  const int32_t* const bias = stage->bias;
+  const tf_requant_channel* const requant = stage->requant;
+  const ptrdiff_t weight_row = stage->weight_row;
+  const int32_t co = stage->out_channels, narrowed = stage->narrowed;
+  const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
+  const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
+  const int32_t groups = count >> 2, head = count & ~3;
+  dsp_element *const y0 = y[0], *const y1 = y[1], *const y2 = y[2];
+  int32_t c, i, p;
+  dot_dsp_triple_widen(x, count, tf_splat_lanes(x_offset), columns);
+  for (c = 0; c < co; c += 2, w += 2 * weight_row) {
+    const int32_t pair = c + 1 < co;
+    const dsp_element* const w1 = pair ? w + weight_row : w;
+    int32_t acc[6];
+    acc[0] = acc[2] = acc[4] = bias[c];
+    acc[1] = acc[3] = acc[5] = bias[c + pair];
+    dot_dsp_triple_3x2(columns, w, w1, groups, w_offset_lanes, acc);
+    for (i = head; i < count; ++i) {
+      const int32_t v0 = dsp_widen(w[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
+      for (p = 0; p < 3; ++p) {
+        const int32_t xp = dsp_widen(x[p][i], x_offset);
+        acc[2 * p] += xp * v0, acc[2 * p + 1] += xp * v1;
+      }
+    }
+    if (!pair) {
+      const tf_requant_channel q = requant[c];
+      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &q), &clamp);
+      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &q), &clamp);
+      y2[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[4], &q), &clamp);
+      break;
+    }
+    {
+      const tf_requant_channel q0 = requant[c];
+      const int32_t r00 = dsp_requantize_smmlar(acc[0], &q0), r10 = dsp_requantize_smmlar(acc[2], &q0),
+                    r20 = dsp_requantize_smmlar(acc[4], &q0);
+      const tf_requant_channel q1 = requant[c + 1];
+      const int32_t r01 = dsp_requantize_smmlar(acc[1], &q1), r11 = dsp_requantize_smmlar(acc[3], &q1),
+                    r21 = dsp_requantize_smmlar(acc[5], &q1);
+      if (narrowed) {
+        dsp_store2(y0 + c, r00, r01, &clamp);
+        dsp_store2(y1 + c, r10, r11, &clamp);
+        dsp_store2(y2 + c, r20, r21, &clamp);
+      } else {
+        dsp_store2_saturated(y0 + c, r00, r01, &clamp);
+        dsp_store2_saturated(y1 + c, r10, r11, &clamp);
+        dsp_store2_saturated(y2 + c, r20, r21, &clamp);
       }
     }
   }
@@ -298,22 +350,23 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
   for (c = elements; c & 3; ++c) *x++ = pad;
 }
 
-/* `count` (1 or 2) mid pixels from position `first` in traversal order into
- * their ring slots: two whose expand windows are each one run of input of the
- * same length and weights (a 1x1 expand) in one pass (ib_dsp_pointwise_pair,
- * its widened inputs in `columns`); two of a paired expand with a larger
- * window (segment_expand_paired: a stem convolution) the same way, both
- * windows gathered first (ib_dsp_gather_window); otherwise one after the
- * other. */
+/* `count` (1 to 3) mid pixels from position `first` in traversal order into
+ * their ring slots: up to three whose expand windows are each one run of
+ * input of the same length and weights (a 1x1 expand) in one pass
+ * (ib_dsp_pointwise_triple, the last repeated when fewer, its widened inputs
+ * in `columns`); two of a stem convolution's (segment_expand_group: a window
+ * of up to TF_SEGMENT_PAIRED_WINDOW_MAX) the same way, both windows gathered
+ * first (ib_dsp_gather_window, ib_dsp_pointwise_pair); otherwise one after
+ * the other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
-                          const ib_dsp_pointwise* expand_pair,
-                          int32_t gathered, dsp_element* ring, int32_t ring_pixels, int32_t mid_channels,
-                          uint64_t* columns, int32_t descending) {
-  const dsp_element* x[2];
-  dsp_element* y[2];
-  ptrdiff_t w_first[2] = {0, 0};
-  int32_t mn[2], iy0[2], ix0[2], rows[2], cols[2], run_count[2] = {0, 0}, one_run[2] = {0, 0}, i;
+                          const ib_dsp_pointwise* expand_stage, int32_t gathered, dsp_element* ring,
+                          int32_t ring_pixels, int32_t mid_channels, uint64_t* columns, int32_t descending) {
+  const dsp_element* x[3];
+  dsp_element* y[3];
+  ptrdiff_t w_first[3] = {0, 0, 0};
+  int32_t mn[3], iy0[3], ix0[3], rows[3], cols[3], run_count[3] = {0, 0, 0}, one_run[3] = {0, 0, 0}, i;
+  int32_t same_runs = count >= 2;
   for (i = 0; i < count; ++i) {
     const int32_t mid = segment_pixel(first + i, mids, descending);
     mn[i] = mid / (mid_rows * mid_cols);
@@ -325,16 +378,18 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
     dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
     const dsp_element pad = (dsp_element)(-expand->x_offset);
     for (i = 0; i < 2; ++i) ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
-    ib_dsp_pointwise_pair(windows[0], windows[1], (int32_t)expand->weight_row, 1, expand->weights, expand_pair, columns,
+    ib_dsp_pointwise_pair(windows[0], windows[1], (int32_t)expand->weight_row, expand->weights, expand_stage, columns,
                           y[0], y[1]);
     return;
   }
   for (i = 0; i < count; ++i) {
     one_run[i] = conv_segment_dsp_taps(input, mn[i], iy0[i], ix0[i], win, expand, &x[i], &w_first[i], &rows[i],
                                        &cols[i], &run_count[i]);
+    same_runs = same_runs && one_run[i] && run_count[i] == run_count[0] && w_first[i] == w_first[0];
   }
-  if (count == 2 && one_run[0] && one_run[1] && run_count[0] == run_count[1] && w_first[0] == w_first[1]) {
-    ib_dsp_pointwise_pair(x[0], x[1], run_count[0], 0, expand->weights + w_first[0], expand_pair, columns, y[0], y[1]);
+  if (same_runs) {
+    for (i = count; i < 3; ++i) x[i] = x[count - 1], y[i] = y[count - 1];
+    ib_dsp_pointwise_triple(x, run_count[0], expand->weights + w_first[0], expand_stage, columns, y);
     return;
   }
   for (i = 0; i < count; ++i) {
@@ -353,7 +408,7 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const tf_conv_params* dw = params->depthwise;
   const conv_window expand_window = conv_segment_window(params->expand);
   const conv_segment_dsp_call expand = conv_segment_dsp_prepare(input, params->expand, &expand_window, descending);
-  const ib_dsp_pointwise expand_pair = ib_dsp_make_pointwise(params->expand, expand.weight_row);
+  const ib_dsp_pointwise expand_stage = ib_dsp_make_pointwise(params->expand, expand.weight_row);
   const ib_dsp_pointwise project = ib_dsp_make_pointwise(params->project, params->project->in_channels);
   const dsp_clamp dw_clamp = dsp_make_clamp(dw);
   const int32_t mid_rows = params->mid_rows, mid_cols = params->mid_cols, mid_channels = dw->out_channels;
@@ -362,29 +417,29 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const int32_t mids = output->shape[0] * mid_rows * mid_cols;
   const int32_t ring_pixels = params->ring_pixels;
   dsp_element* ring = (dsp_element*)(void*)workspace;
-  /* Then a pair's two depthwise pixels and, with a residual, two projected
-   * pixels. */
+  /* Then a group's three depthwise pixels and, with a residual, three
+   * projected pixels. */
   dsp_element* dw_pixels = ring + (ptrdiff_t)ring_pixels * mid_channels;
-  dsp_element* projected = dw_pixels + 2 * mid_channels;
-  /* The pair's widened expand inputs or depthwise pixels: the first 8-byte
+  dsp_element* projected = dw_pixels + 3 * mid_channels;
+  /* The group's widened expand inputs or depthwise pixels: the first 8-byte
    * boundary after them. */
   uint64_t* columns =
-      (uint64_t*)(void*)(((uintptr_t)(projected + (params->add ? 2 * co : 0)) + 7u) & ~(uintptr_t)7u);
+      (uint64_t*)(void*)(((uintptr_t)(projected + (params->add ? 3 * co : 0)) + 7u) & ~(uintptr_t)7u);
   const dsp_element* taps[TF_SEGMENT_MAX_TAPS];
-  const dsp_element* x[2];
-  dsp_element* y[2];
+  const dsp_element* x[3];
+  dsp_element* y[3];
   ib_dsp_residual residual;
-  const int32_t paired =
-      segment_expand_paired(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
-  const int32_t gathered = paired && (params->expand->kernel_h != 1 || params->expand->kernel_w != 1);
-  int32_t t, i, ky, kx, last, step = 1, next = 0; /* mid pixels computed so far, in traversal order */
+  const int32_t group =
+      segment_expand_group(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
+  const int32_t gathered = group == 2;
+  int32_t t, i, ky, kx, last, step, next = 0; /* mid pixels computed so far, in traversal order */
   residual.params = params->add;
   residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
-  /* Output pixels in pairs of traversal positions (2i, 2i + 1), the last
-   * alone when the count is odd: both depthwise pixels, then both
+  /* Output pixels in groups of three traversal positions (3i, 3i + 1,
+   * 3i + 2), the last group shorter: the depthwise pixels, then the
    * projections, then each pixel's residual loads and stores in order. */
-  for (t = 0; t < pixels; t += 2) {
-    const int32_t count = pixels - t < 2 ? 1 : 2;
+  for (t = 0; t < pixels; t += 3) {
+    const int32_t count = pixels - t < 3 ? pixels - t : 3;
     for (i = 0; i < count; ++i) {
       const int32_t pixel = segment_pixel(t + i, pixels, descending);
       const int32_t n = pixel / (out_rows * out_cols), oy = pixel / out_cols % out_rows, ox = pixel % out_cols;
@@ -392,18 +447,17 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
       int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
       conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
       conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
-      /* The mid pixel this output needs last in traversal order (with a
-       * paired expand, computed with the rest of its pair:
-       * segment_last_computed_mid). */
+      /* The mid pixel this output needs last in traversal order (computed
+       * with the rest of its group: segment_last_computed_mid). */
       needed = descending
                    ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
                    : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
                          (kx_end - 1) * dw->dilation_w;
-      for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, paired); next <= last;
+      for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, group); next <= last;
            next += step) {
-        step = next < last && paired ? 2 : 1;
-        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, &expand_pair, gathered, ring,
-                      ring_pixels, mid_channels, columns, descending);
+        step = last - next + 1 < group ? last - next + 1 : group;
+        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, &expand_stage, gathered,
+                      ring, ring_pixels, mid_channels, columns, descending);
       }
       for (ky = ky_begin; ky < ky_end; ++ky) {
         const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
@@ -416,15 +470,21 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
       x[i] = (const dsp_element*)input->data + n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
       y[i] = (dsp_element*)output->data + n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
     }
-    if (params->add == NULL) {
-      /* A lone pixel is stored twice, the same values. */
-      ib_dsp_pointwise_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, mid_channels, 0, project.weights,
-                            &project, columns, y[0], y[count - 1]);
-      continue;
+    {
+      /* A short group repeats its last pixel: without a residual its
+       * output pixel is stored again, the same values. */
+      const dsp_element* dw_of[3];
+      dsp_element* projected_to[3];
+      for (i = 0; i < 3; ++i) {
+        const int32_t k = i < count ? i : count - 1;
+        dw_of[i] = dw_pixels + k * mid_channels;
+        projected_to[i] = params->add == NULL ? y[k] : projected + k * co;
+      }
+      ib_dsp_pointwise_triple(dw_of, mid_channels, project.weights, &project, columns, projected_to);
     }
-    ib_dsp_pointwise_pair(dw_pixels, dw_pixels + (count - 1) * mid_channels, mid_channels, 0, project.weights, &project,
-                          columns, projected, projected + co);
-    for (i = 0; i < count; ++i) ib_dsp_add_residual(projected + i * co, x[i], co, &residual, descending, y[i]);
+    if (params->add != NULL) {
+      for (i = 0; i < count; ++i) ib_dsp_add_residual(projected + i * co, x[i], co, &residual, descending, y[i]);
+    }
   }
 }
 #endif

@@ -21,24 +21,25 @@ static inline int32_t segment_pixel(int32_t t, int32_t pixels, int32_t descendin
  * same. */
 #define TF_SEGMENT_PAIRED_WINDOW_MAX 64
 
-/* Whether the fused inverted bottleneck computes its mids in pairs of
- * positions: a 1x1 expand, or a window of 4 to TF_SEGMENT_PAIRED_WINDOW_MAX
- * input elements (a stem convolution), so that its __dsp path loads each
- * expand weight once per pair. plan/segment_kernel.h's
- * expands_mids_in_pairs says the same. */
-static inline int32_t segment_expand_paired(int32_t kernel_h, int32_t kernel_w, int32_t in_channels) {
+/* How many mids the fused inverted bottleneck's expand computes at a time,
+ * at positions (g * i, ..., g * i + g - 1), the last group shorter when g
+ * does not divide the count: three with a 1x1 expand, two with a window of 4
+ * to TF_SEGMENT_PAIRED_WINDOW_MAX input elements (a stem convolution), so
+ * that its __dsp path loads each expand weight once per group; one
+ * otherwise. plan/segment_kernel.h's count_expand_group_mids says the same. */
+static inline int32_t segment_expand_group(int32_t kernel_h, int32_t kernel_w, int32_t in_channels) {
   const int32_t window = kernel_h * kernel_w * in_channels;
-  return (kernel_h == 1 && kernel_w == 1) || (window >= 4 && window <= TF_SEGMENT_PAIRED_WINDOW_MAX);
+  if (kernel_h == 1 && kernel_w == 1) return 3;
+  return window >= 4 && window <= TF_SEGMENT_PAIRED_WINDOW_MAX ? 2 : 1;
 }
 
 /* The last mid position (in traversal order) the fused inverted bottleneck
  * computes before an output pixel whose depthwise window needs position
- * `needed` last: a paired expand (segment_expand_paired) computes its mids
- * in pairs of positions (2i, 2i + 1), the last alone when `mids` is odd;
- * any other, `needed`. plan/segment_kernel.h's
+ * `needed` last: the end of needed's group of `group` positions
+ * (segment_expand_group), or the last mid. plan/segment_kernel.h's
  * find_last_computed_mid_position says the same. */
-static inline int32_t segment_last_computed_mid(int32_t needed, int32_t mids, int32_t paired) {
-  const int32_t end = paired ? needed | 1 : needed;
+static inline int32_t segment_last_computed_mid(int32_t needed, int32_t mids, int32_t group) {
+  const int32_t end = needed - needed % group + group - 1;
   return end < mids ? end : mids - 1;
 }
 
