@@ -158,6 +158,24 @@ static inline void dsp_store4(dsp_element* y, int32_t r0, int32_t r1, int32_t r2
   tf_store_u32(y, dsp_clamp4(r0, r1, r2, r3, c));
 }
 
+/* dsp_store4 for a clamp that does not narrow the type's range
+ * (dsp_clamp_narrows is 0): saturated, packed and stored as one word, no
+ * lane-wise clamp. */
+static inline void dsp_store4_saturated(dsp_element* y, int32_t r0, int32_t r1, int32_t r2, int32_t r3,
+                                        const dsp_clamp* c) {
+#if TF_DSP_INTRINSICS
+#if TF_DSP_UNSIGNED
+  tf_store_u32(y, tf_pack_bytes((int32_t)__usat(r0 + c->zero_point, 8), (int32_t)__usat(r1 + c->zero_point, 8),
+                                (int32_t)__usat(r2 + c->zero_point, 8), (int32_t)__usat(r3 + c->zero_point, 8)));
+#else
+  tf_store_u32(y, tf_pack_bytes(__ssat(r0 + c->zero_point, 8), __ssat(r1 + c->zero_point, 8),
+                                __ssat(r2 + c->zero_point, 8), __ssat(r3 + c->zero_point, 8)));
+#endif
+#else
+  dsp_store4(y, r0, r1, r2, r3, c);
+#endif
+}
+
 /* Two requantised values of consecutive channels to y[0..1]: saturated,
  * packed and clamped lane-wise as dsp_clamp4, then one 16-bit store. */
 static inline void dsp_store2(dsp_element* y, int32_t r0, int32_t r1, const dsp_clamp* c) {
