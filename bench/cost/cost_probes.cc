@@ -496,6 +496,21 @@ OracleCase make_row_copy(Random& r, DType dtype) {
   return c;
 }
 
+// A tensor as the graph's output under an identity Reshape (an alias: no
+// kernel call of its own), so that its plan can be copies alone
+// (make_copy_plan): feature-map sizes of the CI models, channels on and off
+// the blocks of four.
+OracleCase make_copy_case(Random& r, DType dtype) {
+  OracleCase c;
+  const int64_t rows = r.uniform_int(1, 48), cols = r.chance(0.7) ? rows : r.uniform_int(1, 48);
+  const ir::Shape shape{1, rows, cols, random_channels(r)};
+  const auto q = kernel_oracle::random_quant(r, dtype, 0.01, 0.05);
+  const ir::TensorId x = kernel_oracle::add_input(c, "x", kernel_oracle::random_tensor(r, dtype, shape, -1, 1), q);
+  const ir::TensorId y = kernel_oracle::add_output(c, "y", dtype, shape, q);
+  kernel_oracle::set_node(c, OpType::kReshape, {x}, {y});
+  return c;
+}
+
 // --- Plans ---------------------------------------------------------------------
 
 Result<plan::Plan> place_and_verify(const ir::Graph& graph, plan::Plan plan);
@@ -540,6 +555,46 @@ plan::Plan wrap_in_loop(const ir::Graph& graph, plan::Plan plan, plan::LoopAxis 
   loop.body.push_back(plan::Step{std::move(call)});
   plan.steps.front().what = std::move(loop);
   return plan;
+}
+
+// The graph's input copied into its output (make_copy_case) by plan copies
+// (tf_x8_copy) alone: whole (one dense copy), by chunks of rows (dense
+// copies of a few rows, as a row loop's BlockConcat makes) or by chunks of
+// channels (pixel by pixel, as partial execution's copies of channel chunks
+// into a whole tensor), `tile` at a time. Every other probe that copies also
+// runs a node whose counts grow with the copy's, so only these fix what a
+// copied byte and a copied pixel cost.
+Result<plan::Plan> make_copy_plan(const ir::Graph& graph, Random& r) {
+  const ir::Tensor& x = graph.tensor(graph.inputs.front());
+  const ir::Tensor& y = graph.tensor(graph.outputs.front());
+  const int64_t bytes = x.num_elements() * ir::dtype_size_bytes(x.dtype);
+  plan::Plan plan;
+  plan.buffers.push_back({x.name, plan::BufferRole::kModelInput, x.dtype, bytes});
+  plan.buffers.push_back({y.name, plan::BufferRole::kModelOutput, y.dtype, bytes});
+  plan.inputs = {0};
+  plan.outputs = {1};
+  plan.techniques = {"copy"};
+  plan::KernelCall copy;
+  copy.mode = plan::CallMode::kCopy;
+  copy.inputs = {plan::make_dense_view(0, x.shape)};
+  copy.outputs = {plan::make_dense_view(1, y.shape)};
+  const int walk = static_cast<int>(r.uniform_int(0, 2));  // 0 whole, 1 rows, 2 channels
+  const int axis = walk == 1 ? 1 : 3;
+  const int64_t extent = x.shape[static_cast<size_t>(axis)];
+  if (walk == 0 || extent < 2) {
+    plan.steps.push_back(plan::Step{std::move(copy)});
+    return place_and_verify(graph, std::move(plan));
+  }
+  copy.inputs.front() = plan::follow_chunk(copy.inputs.front(), 0, axis, extent, false);
+  copy.outputs.front() = plan::follow_chunk(copy.outputs.front(), 0, axis, extent, false);
+  plan::Loop loop;
+  loop.name = walk == 1 ? "rows" : "channels";
+  loop.axis = walk == 1 ? plan::LoopAxis::kRows : plan::LoopAxis::kChannels;
+  loop.extent = extent;
+  loop.tile = r.uniform_int(1, std::max<int64_t>(1, extent / 2));
+  loop.body.push_back(plan::Step{std::move(copy)});
+  plan.steps.push_back(plan::Step{std::move(loop)});
+  return place_and_verify(graph, std::move(plan));
 }
 
 struct Maker {
@@ -616,6 +671,7 @@ std::vector<Maker> list_makers() {
     if (t != DType::kF32) {
       makers.push_back({"row_copy" + s, "row_chain" + s, [t](Random& r) { return make_row_copy(r, t); }, 3, false});
     }
+    makers.push_back({"copy" + s, "copy", [t](Random& r) { return make_copy_case(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});
   }
   makers.push_back({"lrn", "elementwise_f32", [](Random& r) { return make_lrn_case(r); }, 2, false});
@@ -680,12 +736,17 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
     const bool chain = maker.group.starts_with("chain");
     const bool row_chain = maker.group.starts_with("row_chain");
     const bool fused = maker.group.starts_with("fused");
+    const bool copy = maker.group == "copy";
     for (int i = first_seed * maker.count; i < (first_seed + seeds) * maker.count; ++i) {
       Random r(0x5eed0000u + static_cast<uint64_t>(i) * 7919u + std::hash<std::string>{}(maker.name) % 1000003u);
       OracleCase c = maker.make(r);
       const std::string name = maker.name + "/" + std::to_string(i);
       if (fused) {
         add(name + "_fused_overlap", maker.group, c.graph, make_overlap_plan(c.graph, r));
+        continue;
+      }
+      if (copy) {
+        add(name, maker.group, c.graph, make_copy_plan(c.graph, r));
         continue;
       }
       if (row_chain) {

@@ -23,6 +23,8 @@
 //  - an expansion into a depthwise 3x3, 5x5 or 7x7 at the CI models' block
 //    shapes, whole, under partial execution and in place;
 //  - reshapes alone: the run function's own cost (its input/output copies).
+//  - plan copies alone (tf_x8_copy), whole, by rows and by channels: the only
+//    probes where a copy's counts do not grow with another call's.
 // Deterministic: the same seed gives the same programs.
 #pragma once
 
