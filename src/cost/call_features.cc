@@ -195,6 +195,9 @@ std::string_view feature_name(Feature feature) {
     case Feature::kCopyBytes: return "copy_bytes";
     case Feature::kStridedCopyPixels: return "strided_copy_pixels";
     case Feature::kPointwiseGroups: return "pointwise_groups";
+    case Feature::kGemmDotSteps: return "gemm_dot_steps";
+    case Feature::kGemmOddDots: return "gemm_odd_dots";
+    case Feature::kGemmLoneGroups: return "gemm_lone_groups";
   }
   return "?";
 }
@@ -292,6 +295,14 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kGemmGroups) = groups;
   at(f, Feature::kPointwiseGroups) = takes_pointwise_path(call) ? groups : 0;
   at(f, Feature::kGemmPairGroups) = groups * gemm_pairs;
+  // A channel runs alone when the range starts at an odd channel, and when
+  // the channels from the first even one on are odd in number.
+  const int64_t even_begin = (out.begin + 1) / 2 * 2;
+  const double lone = static_cast<double>(out.begin % 2 + (out.end > even_begin ? (out.end - even_begin) % 2 : 0));
+  const double words = std::ceil(work_per_element / kGemmTaps);
+  at(f, Feature::kGemmDotSteps) = groups * gemm_pairs * words;
+  at(f, Feature::kGemmOddDots) = static_cast<int64_t>(words) % 2 == 1 ? groups * gemm_pairs : 0;
+  at(f, Feature::kGemmLoneGroups) = groups * lone;
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
   at(f, Feature::kStagedElements) =
       std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;

@@ -134,8 +134,18 @@ enum class Feature : int {
   // general path's window coordinates per pixel. MOTES's row loops run most
   // pointwise convolutions this way, a call per row.
   kPointwiseGroups,       // kGemmGroups of a call that takes that path (0 otherwise)
+  // The im2col GEMM's dot products (conv2d_im2col_dsp.h im2col_pairs): per
+  // group of three pixels, one dot product of ceil(K / 4) words per channel
+  // pair of the call and one per channel whose partner is outside its range
+  // (partial execution's odd chunks: im2col_lone_channel, out of line, three
+  // values requantised one by one), the words two a loop step after a single
+  // one when their count is odd. These, not the dot-product kernels' per-pixel
+  // pairs (kPairs .. kPairTail), are the GEMM's loops (feature_mask.h).
+  kGemmDotSteps,          // kGemmPairGroups x ceil(K / 4): the words the dot products step through
+  kGemmOddDots,           // kGemmPairGroups when ceil(K / 4) is odd (the single word before the loop)
+  kGemmLoneGroups,        // ceil(pixels / 3) x the channels of the range whose pair partner is outside it
 };
-inline constexpr int kFeatureCount = 57;
+inline constexpr int kFeatureCount = 60;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

@@ -73,9 +73,21 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
   EXPECT_EQ(at(f, Feature::kGemmPairGroups), 12);     // channels [0, 3): pairs (0, 1), (2, -)
   EXPECT_EQ(at(f, Feature::kGatherWords), 90);        // 3 x 6 columns x 5 words
   EXPECT_EQ(at(f, Feature::kStagedElements), 324);    // 3 x 6 columns x 18
+  // Per group two dot products of 5 words (an odd count: one word before
+  // the loop's two a step); channel 2 runs alone.
+  EXPECT_EQ(at(f, Feature::kGemmDotSteps), 60);       // 6 groups x 2 x 5 words
+  EXPECT_EQ(at(f, Feature::kGemmOddDots), 12);
+  EXPECT_EQ(at(f, Feature::kGemmLoneGroups), 6);
   CallGeometry chunk = c.whole();
   chunk.written[3] = {1, 3};  // channels 1 and 2: pairs (-, 1), (2, -)
-  EXPECT_EQ(at(compute_call_features(chunk), Feature::kGemmPairGroups), 12);
+  const FeatureVector g = compute_call_features(chunk);
+  EXPECT_EQ(at(g, Feature::kGemmPairGroups), 12);
+  EXPECT_EQ(at(g, Feature::kGemmLoneGroups), 12);     // both alone
+  CallGeometry pair = c.whole();
+  pair.written[3] = {1, 2};  // one odd channel
+  EXPECT_EQ(at(compute_call_features(pair), Feature::kGemmLoneGroups), 6);
+  pair.written[3] = {0, 2};  // one whole pair
+  EXPECT_EQ(at(compute_call_features(pair), Feature::kGemmLoneGroups), 0);
 }
 
 // The window kernel on ConvGraph: columns 1 and 2 see the whole window, so

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "cost/feature_mask.h"
 #include "cost/nnls.h"
 #include "cost/predict.h"
 
@@ -51,8 +52,9 @@ void refit_kernel(CostTable& table, const std::string& kernel, const std::vector
   for (size_t r : rows) {
     others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
   }
-  cost.coefficients = refit_block<kFeatureCount>(
-      table, rows, others, [&kernel](const Probe& p) { return p.work.kernels.find(kernel)->second; });
+  cost.coefficients = refit_block<kFeatureCount>(table, rows, others, [&kernel](const Probe& p) {
+    return mask_features(kernel, p.work.kernels.find(kernel)->second);
+  });
   for (size_t r : rows) {
     predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
   }

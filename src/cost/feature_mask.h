@@ -1,0 +1,27 @@
+// Which call features a kernel's row may use. The fit (fit_cost_table.h)
+// gives each kernel a weight for every count of call_features.h, so a count
+// that describes another kernel's loops can stand in for work the row's own
+// counts describe less well, and then extrapolates badly on the calls where
+// the two part: the im2col GEMM kernels group three pixels by two channels
+// (kGemmGroups .. kGemmLoneGroups), yet their rows leaned on the dot-product
+// kernels' per-pixel pairs (kPairs .. kPairTail: one pixel, two channels,
+// the inputs left over after steps of four one by one, which the GEMM never
+// runs: it rounds K up to words of four) and on the window kernel's paths
+// (kOddRunPairs .. kPixelPairWork: pixel pairs of an odd channel's run).
+#pragma once
+
+#include <string_view>
+
+#include "cost/call_features.h"
+
+namespace tinyfit::cost {
+
+// Whether the fit may give `kernel` (a runtime/kernels.def name) a weight
+// for `feature`.
+bool feature_applies(std::string_view kernel, Feature feature);
+
+// `features` with the counts `kernel` may not use set to 0 (what the fit
+// solves over: a zero column gets no weight).
+FeatureVector mask_features(std::string_view kernel, FeatureVector features);
+
+}  // namespace tinyfit::cost

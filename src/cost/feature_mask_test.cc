@@ -1,0 +1,48 @@
+#include "cost/feature_mask.h"
+
+#include <gtest/gtest.h>
+
+#include "cost/fit_cost_table.h"
+
+namespace tinyfit::cost {
+namespace {
+
+TEST(FeatureMask, TheIm2colGemmRowsTakeNoPerPixelPairCounts) {
+  for (const char* kernel : {"tf_qs8_conv2d_im2col__dsp", "tf_qu8_conv2d_im2col_rows__dsp",
+                             "tf_qs8_conv2d_im2col_accumulate__dsp"}) {
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPairTail)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPairSteps)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPairs)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kOddRunWork)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPixelPairSlots)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kGemmDotSteps)) << kernel;
+  }
+  // The dot-product kernels run pixel by pixel in pairs of channels.
+  EXPECT_TRUE(feature_applies("tf_qs8_conv2d_1x1__dsp", Feature::kPairTail));
+  EXPECT_TRUE(feature_applies("tf_f32_conv2d_im2col", Feature::kPairs));
+  EXPECT_TRUE(feature_applies("tf_qs8_conv2d_window__dsp", Feature::kOddRunWork));
+}
+
+// Probes of an im2col kernel whose instructions follow its pair counts
+// exactly: a fit that could use kPairTail would; masked, it must use the
+// GEMM's own counts, and gives kPairTail no weight.
+TEST(FeatureMask, TheFitGivesAMaskedCountNoWeight) {
+  CostTable table;
+  const std::string kernel = "tf_qs8_conv2d_im2col__dsp";
+  for (int i = 1; i <= 10; ++i) {
+    PlanWork w;
+    at(w.run, RunFeature::kRuns) = 1;
+    FeatureVector f{};
+    at(f, Feature::kCalls) = 1;
+    at(f, Feature::kPairTail) = 30.0 * i;
+    at(f, Feature::kGemmDotSteps) = 40.0 * i + (i % 3) * 7;
+    w.add_call(kernel, f);
+    table.probes.push_back({"probe" + std::to_string(i), w, 200 + 5 * at(f, Feature::kPairTail)});
+  }
+  fit_cost_table(table);
+  EXPECT_EQ(at(table.kernels.at(kernel).coefficients, Feature::kPairTail), 0);
+  EXPECT_GT(at(table.kernels.at(kernel).coefficients, Feature::kGemmDotSteps), 0);
+}
+
+}  // namespace
+}  // namespace tinyfit::cost
