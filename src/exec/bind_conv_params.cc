@@ -418,24 +418,6 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     }
     own_weights({as_bytes(words).begin(), as_bytes(words).end()});
     weight_c_type_ = "uint32_t";
-  } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates && p.kernel_h == 1 && p.kernel_w == 1) {
-    // 1x1: the weights widened (plus the weight offset) into int16 lanes, in
-    // channel pairs (2i, 2i + 1): per pair and group of four taps k..k+3,
-    // four 32-bit words: channel 2i's lanes (k, k + 2) and (k + 1, k + 3),
-    // then 2i + 1's (zeros past the row and the last channel), so the GEMM
-    // loads them without widening.
-    const size_t row = weights_.size() / channels, groups = (row + 3) / 4, pairs = (channels + 1) / 2;
-    std::vector<uint32_t> words(pairs * groups * 4, 0);
-    for (size_t ch = 0; ch < channels; ++ch) {
-      for (size_t k = 0; k < row; ++k) {
-        const uint8_t raw = weights_[ch * row + k];
-        const int32_t w = (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
-        const uint32_t lane = static_cast<uint16_t>(static_cast<int16_t>(w));
-        words[((ch / 2) * groups + k / 4) * 4 + (ch % 2) * 2 + k % 2] |= (k % 4) / 2 ? lane << 16 : lane;
-      }
-    }
-    own_weights({as_bytes(words).begin(), as_bytes(words).end()});
-    weight_c_type_ = "uint64_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates) {
     // Rows rounded up to a multiple of four with zeros, in channel pairs
     // (2i, 2i + 1): one 64-bit word per pair and group of four taps, channel

@@ -263,7 +263,7 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
   cases.push_back({describe(dtype, "Conv2D 3x3 stride 2 groups 3", grouped, 9) + " whole", "conv2d_im2col__dsp",
                    make_net(dtype, grouped, make_layer(ir::OpType::kConv2D, 9, 3, 2, 1, {1, 1, 1, 1}, 3)), Mode::kWhole,
                    0, true});
-  // A grouped 1x1 (widened weights): two groups of four input and four output channels.
+  // A grouped 1x1: two groups of four input and four output channels.
   const ir::Shape grouped_1x1{1, 3, 4, 8};
   const Net grouped_pointwise = make_net(dtype, grouped_1x1, make_layer(ir::OpType::kConv2D, 8, 1, 1, 1, {}, 2));
   cases.push_back({describe(dtype, "Conv2D 1x1 groups 2", grouped_1x1, 8) + " whole", "conv2d_im2col__dsp",

@@ -8,8 +8,8 @@
  * products of their weights with the three columns. Per group of four taps:
  * one 64-bit load of the pair's weights and four widenings shared by the
  * three pixels, three 64-bit column loads shared by the two channels, twelve
- * SMLADs; four groups a loop step (IM2COL_PAIR_LOOP; 1x1 weights come
- * widened, so their groups load and widen nothing) (three pixels and two channels keep the twelve live values in the
+ * SMLADs; two groups a loop step: 48 MACs in 45 instructions with GCC 12 -O2
+ * (three pixels and two channels keep the twelve live values in the
  * Cortex-M's registers; four pixels by one channel took 23 for 16 MACs, four
  * by two spilled; with the two channels' weights in separate rows, one load
  * each and one group a step, 27 for 24).
@@ -18,12 +18,7 @@
  * (ky, kx, c) and K4 = K rounded up to a multiple of four (zeros after K):
  * whole / chunk and rows calls take channel pairs, uint64_t
  * w[ceil(Cout / 2)][K4 / 4], channel 2i's four taps of a group in the low
- * word and 2i + 1's in the high word (zeros past Cout), except for a 1x1
- * window, whose weights come widened (plus the weight offset): uint64_t
- * w[ceil(Cout / 2)][K4 / 4][2], per pair and group channel 2i's int16 lanes
- * (w0, w2) and (w1, w3) in the first word and 2i + 1's in the second, so the
- * GEMM loads them and widens nothing (flash pays two bytes a weight; per 48
- * MACs four weight loads instead of two and eight widenings); accumulate calls take
+ * word and 2i + 1's in the high word (zeros past Cout); accumulate calls take
  * int8 / uint8 rows w[Cout][K4], then 4 more zero bytes (a 1x1 accumulate
  * chunk starts at any input channel and reads up to 3 weights past its
  * channels; the workspace's zero lanes cancel them). The workspace (8-byte
@@ -210,22 +205,15 @@ typedef struct im2col_targets {
     const uint32_t even1_ = dsp_widen_weights_even(ww1, w_offset_lanes);                                        \
     const uint32_t odd0_ = dsp_widen_weights_odd(ww0, w_offset_lanes);                                          \
     const uint32_t odd1_ = dsp_widen_weights_odd(ww1, w_offset_lanes);                                          \
-    IM2COL_LANES_3X2(even0_, odd0_, even1_, odd1_, words);                                                      \
-  } while (0)
-
-/* The same group with the weights already widened: lanes (w0, w2) and
- * (w1, w3) of channel 0 (even0, odd0) and of channel 1 (even1, odd1). */
-#define IM2COL_LANES_3X2(even0, odd0, even1, odd1, words)                                                      \
-  do {                                                                                                          \
     uint64_t l_ = (words)[0];                                                                                   \
-    a00 = tf_smlad((uint32_t)l_, even0, a00), a01 = tf_smlad((uint32_t)l_, even1, a01);                         \
-    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1, a01);           \
+    a00 = tf_smlad((uint32_t)l_, even0_, a00), a01 = tf_smlad((uint32_t)l_, even1_, a01);                       \
+    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a01);         \
     l_ = (words)[1];                                                                                            \
-    a10 = tf_smlad((uint32_t)l_, even0, a10), a11 = tf_smlad((uint32_t)l_, even1, a11);                         \
-    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1, a11);           \
+    a10 = tf_smlad((uint32_t)l_, even0_, a10), a11 = tf_smlad((uint32_t)l_, even1_, a11);                       \
+    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a11);         \
     l_ = (words)[2];                                                                                            \
-    a20 = tf_smlad((uint32_t)l_, even0, a20), a21 = tf_smlad((uint32_t)l_, even1, a21);                         \
-    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1, a21);           \
+    a20 = tf_smlad((uint32_t)l_, even0_, a20), a21 = tf_smlad((uint32_t)l_, even1_, a21);                       \
+    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a21);         \
   } while (0)
 
 #ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
@@ -268,44 +256,22 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 
 #else
 
-/* A channel pair's group of four taps at w against the three columns at x:
- * one 64-bit word of raw weights (channel 0's four in the low half, channel
- * 1's in the high one), or two of widened ones (each channel's lanes (w0, w2)
- * in the low half, (w1, w3) in the high one). */
-#define IM2COL_PACKED_GROUP(w, x)                                  \
-  do {                                                             \
-    const uint64_t ww_ = *(w);                                     \
-    IM2COL_GROUP_3X2((uint32_t)ww_, (uint32_t)(ww_ >> 32), x);     \
-  } while (0)
-#define IM2COL_WIDE_GROUP(w, x)                                                                     \
-  do {                                                                                              \
-    const uint64_t w0_ = (w)[0], w1_ = (w)[1];                                                      \
-    IM2COL_LANES_3X2((uint32_t)w0_, (uint32_t)(w0_ >> 32), (uint32_t)w1_, (uint32_t)(w1_ >> 32), x); \
-  } while (0)
-
 /* Channel c of the gathered pixels when its pair partner is outside the
  * call's channels (a chunk that starts or ends inside a pair): the pair's
  * dot products, channel c requantised through its folded record when the
  * call has them (folded, the compiler then emits no plain ones), else its
  * plain one, and stored at y[i][c]. Out of line: at most two a call. */
-static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, int32_t groups, int32_t wide,
-                                int32_t c, dsp_element* const y[IM2COL_PIXELS], const tf_conv_params* p,
+static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, int32_t groups, int32_t c,
+                                dsp_element* const y[IM2COL_PIXELS], const tf_conv_params* p,
                                 const tf_requant_folded* folded, const dsp_clamp* clamp) {
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
   const int32_t b = ((const int32_t*)p->bias)[c];
-  const ptrdiff_t group_words = wide ? 2 : 1;
-  const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups * group_words;
-  const uint64_t* const w_end = w + groups * group_words;
+  const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
+  const uint64_t* const w_end = w + groups;
   const uint64_t* x = columns;
   int32_t a00 = b, a01 = b, a10 = b, a11 = b, a20 = b, a21 = b, i;
   int32_t sums[IM2COL_PIXELS];
-  for (; w < w_end; w += group_words, x += IM2COL_PIXELS) {
-    if (wide) {
-      IM2COL_WIDE_GROUP(w, x);
-    } else {
-      IM2COL_PACKED_GROUP(w, x);
-    }
-  }
+  for (; w < w_end; ++w, x += IM2COL_PIXELS) IM2COL_GROUP_3X2((uint32_t)*w, (uint32_t)(*w >> 32), x);
   sums[0] = (c & 1) ? a01 : a00, sums[1] = (c & 1) ? a11 : a10, sums[2] = (c & 1) ? a21 : a20;
   if (folded != NULL) {
     const tf_requant_folded f = folded[c];
@@ -324,7 +290,6 @@ typedef struct im2col_call {
   const tf_conv_params* p;
   const uint64_t* words;
   int32_t groups;
-  int32_t wide; /* 1x1 windows: the weights come widened (two words a group) */
   uint32_t w_offset_lanes;
   int32_t narrowed; /* the activation narrows the element range: stores clamp lane-wise */
   dsp_clamp clamp;
@@ -336,7 +301,6 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
   k.p = p;
   k.words = (const uint64_t*)p->weights;
   k.groups = groups;
-  k.wide = p->kernel_h == 1 && p->kernel_w == 1;
   k.w_offset_lanes = tf_splat_lanes(p->weight_offset);
   k.clamp = dsp_make_clamp(p);
   k.narrowed = dsp_clamp_narrows(&k.clamp);
@@ -372,53 +336,18 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
     }                                                                                \
   } while (0)
 
-/* The pairs from w on until y0 reaches y0_end, requantised through the
- * records r (of type `Record`, by `requantize`, stored through `clamp_of`):
- * im2col_pairs' loop, one copy for the folded records and one for the plain
- * ones, so that no pair tests which. The first group of four taps starts
- * from the bias (no copies of it into the six sums), then one and two more
- * as the count of the groups after it asks, then four groups a step (with
- * widened weights 74 instructions per 96 MACs with GCC 12 -O2, two groups a
- * step took 40 per 48); the step runs through the columns (their end the
- * call's) and leaves w at the next pair's weights. */
-#define IM2COL_PAIR_LOOP(Record, requantize, r, clamp_of, GROUP, group_words)                  \
-  do {                                                                                   \
-    int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;          \
-    const uint64_t* x = columns + IM2COL_PIXELS;                                         \
-    GROUP(w, columns);                                                                   \
-    w += (group_words);                                                                  \
-    if (((groups - 1) & 1) != 0) {                                                       \
-      GROUP(w, x);                                                                       \
-      w += (group_words), x += IM2COL_PIXELS;                                            \
-    }                                                                                    \
-    if (((groups - 1) & 2) != 0) {                                                       \
-      GROUP(w, x);                                                                       \
-      GROUP(w + (group_words), x + IM2COL_PIXELS);                                       \
-      w += 2 * (group_words), x += 2 * IM2COL_PIXELS;                                    \
-    }                                                                                    \
-    for (; x < x_end; w += 4 * (group_words), x += 4 * IM2COL_PIXELS) {                  \
-      GROUP(w, x);                                                                       \
-      GROUP(w + (group_words), x + IM2COL_PIXELS);                                       \
-      GROUP(w + 2 * (group_words), x + 2 * IM2COL_PIXELS);                               \
-      GROUP(w + 3 * (group_words), x + 3 * IM2COL_PIXELS);                               \
-    }                                                                                    \
-    IM2COL_REQUANTIZE_STORE_3X2(Record, requantize, r, clamp_of);                        \
-    b += 2, r += 2, y0 += 2;                                                             \
-  } while (y0 < y0_end)
-
 /* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
  * at y[i][c] (y[i] already moved back by the call's first channel; a
  * repeated pixel stores its first pixel's value again), with the call's
  * constants made once a call (im2col_call: made once a group of three
  * pixels, they cost a 1x1 chunk of 8 of 48 channels about 60 instructions a
  * group more): the pairs (2i, 2i + 1) that hold them, each pair's `groups`
- * groups of weights from `words` on (one 64-bit word a group, channel 2i's
- * four taps in the low half and 2i + 1's in the high one, so one load brings
- * both; a 1x1's two words of widened lanes); a channel whose partner is
- * outside the range runs im2col_lone_channel. Per pair (IM2COL_PAIR_LOOP):
- * acc[p][j] += weights of channel j . column p for the three pixels (per
- * 48 MACs two weight loads and eight widenings, or four loads of widened
- * weights, six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
+ * 64-bit words from `words` on, channel 2i's four taps of a group in the low half
+ * and 2i + 1's in the high one, so one load brings both; a channel whose
+ * partner is outside the range runs im2col_lone_channel. Per pair:
+ * acc[p][j] += weights of channel j . column p for the three pixels, two
+ * groups of four taps a step (per 48 MACs two weight loads, eight widenings,
+ * six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
  * channel's constants copied out once for its three pixels and all six
  * values computed before the first store (an element store may alias the
  * constants: GCC reloaded five of them per value), with the output zero
@@ -440,40 +369,46 @@ TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_cal
   const int32_t narrowed = k->narrowed;
   const tf_conv_params* const p = k->p;
   int32_t c = c_begin;
-  if (c & 1) im2col_lone_channel(columns, words, groups, k->wide, c++, y, p, k->folded, &clamp);
+  if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, k->folded, &clamp);
   if (c + 1 < c_end) {
     /* The pairs' weights are consecutive: w runs on from pair to pair. */
-    const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups * (k->wide ? 2 : 1);
-    const uint64_t* const x_end = columns + (ptrdiff_t)groups * IM2COL_PIXELS;
+    const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
+    const uint64_t* const w_last = w + (ptrdiff_t)((c_end - c) >> 1) * groups;
     const int32_t* b = (const int32_t*)p->bias + c;
-    dsp_element* y0 = y[0] + c;
-    dsp_element* const y0_end = y0 + ((c_end - c) & ~1);
-    const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
     /* One family of records: the folded ones when the compiler emitted
      * them (it then emits no plain ones), else the plain ones. */
-    if (k->folded != NULL) {
-      const tf_requant_folded* f = k->folded + c;
-      const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
-      if (k->wide) {
-        IM2COL_PAIR_LOOP(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp, IM2COL_WIDE_GROUP, 2);
-      } else {
-        IM2COL_PAIR_LOOP(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp, IM2COL_PACKED_GROUP, 1);
+    const tf_requant_folded* f = k->folded != NULL ? k->folded + c : NULL;
+    const tf_requant_channel* q = k->folded != NULL ? NULL : p->requant + c;
+    const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
+    dsp_element* y0 = y[0] + c;
+    const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
+    do {
+      int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
+      const uint64_t* const w_end = w + groups;
+      const uint64_t* x = columns;
+      uint64_t ww;
+      if (groups & 1) {
+        ww = *w++;
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+        x += IM2COL_PIXELS;
       }
-    } else {
-      const tf_requant_channel* q = p->requant + c;
-      if (k->wide) {
-        IM2COL_PAIR_LOOP(tf_requant_channel, dsp_requantize_smmlar, q, &clamp, IM2COL_WIDE_GROUP, 2);
-      } else {
-        IM2COL_PAIR_LOOP(tf_requant_channel, dsp_requantize_smmlar, q, &clamp, IM2COL_PACKED_GROUP, 1);
+      for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
+        ww = w[0];
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+        ww = w[1];
+        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
       }
-    }
-    c += (c_end - c) & ~1;
+      if (f != NULL) {
+        IM2COL_REQUANTIZE_STORE_3X2(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
+        f += 2, b += 2, y0 += 2, c += 2;
+        continue;
+      }
+      IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
+      b += 2, q += 2, y0 += 2, c += 2;
+    } while (w < w_last);
   }
-  if (c < c_end) im2col_lone_channel(columns, words, groups, k->wide, c, y, p, k->folded, &clamp);
+  if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, k->folded, &clamp);
 }
-#undef IM2COL_PAIR_LOOP
-#undef IM2COL_WIDE_GROUP
-#undef IM2COL_PACKED_GROUP
 #undef IM2COL_REQUANTIZE_STORE_3X2
 
 /* Whether output pixel i of the call reads input pixel i alone (a 1x1
@@ -522,7 +457,6 @@ static void im2col_run_dense_pointwise(const tf_view* input, const tf_view* outp
 }
 
 #endif
-#undef IM2COL_LANES_3X2
 #undef IM2COL_GROUP_3X2
 
 /* The output pixels of `output` (its (0, 0) the node's (out_row, out_col);
