@@ -10,11 +10,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <sstream>
+#include <set>
 
 #include "analysis/buffer_graph.h"
+#include "support/conv_test_nets.h"
 #include "support/onnx_text_model.h"
 #include "plan/build_plan.h"
 #include "plan/plan_memory.h"
+#include "exec/conv_primitive.h"
+#include "tinyfit/conv.h"
 
 namespace tinyfit::codegen {
 namespace {
@@ -290,6 +296,75 @@ TEST(EmitCModel, ADeviceRunsItsStepsInOrderAndReturnsTheLinkStatus) {
     EXPECT_NE(header.find(line), std::string::npos) << line << " missing from\n" << header;
   }
   EXPECT_FALSE(file_text(*model, "tinyfit_link.h").empty()) << "the link interface beside model.h";
+}
+
+// A split convolution: an int8 1x1 Conv2D (8 -> 6 channels, 4x4) whose
+// input channels a loop of 4 accumulates with the im2col __dsp kernel (its
+// own weight layout), then tf_qs8_conv_finalize, which reads no weights
+// (tinyfit/conv.h). Every weight array model.c defines is read by a call
+// whose kernel reads weights; the finalize's params point to none.
+TEST(EmitCModel, EveryWeightArrayIsReadByACallThatReadsWeights) {
+  exec::conv_test::Net net;
+  exec::conv_test::Layer project;
+  project.out_channels = 6;
+  const ir::TensorId x = net.add_input({1, 4, 4, 8});
+  net.set_output(net.add_layer("project", x, project));
+  const ir::Graph& g = net.graph;
+  const ir::Shape& x_shape = g.tensor(x).shape;
+  const ir::Shape& y_shape = g.tensor(g.outputs[0]).shape;
+  exec::conv_test::PlanBuilder b;
+  using plan::BufferRole;
+  const plan::BufferId workspace =
+      b.add_buffer("ws", BufferRole::kWorkspace, ir::DType::kU8, tf_conv2d_im2col_workspace_bytes(static_cast<int32_t>(x_shape.back())));
+  b.plan().buffers[static_cast<size_t>(workspace)].alignment = exec::kConvWorkspaceAlignment;
+  const plan::BufferId xb = b.add_tensor_buffer(g, x, BufferRole::kModelInput);
+  const plan::BufferId acc = b.add_buffer("acc", BufferRole::kAccumulator, ir::DType::kI32, g.tensor(g.outputs[0]).num_elements());
+  const plan::BufferId yb = b.add_tensor_buffer(g, g.outputs[0], BufferRole::kModelOutput);
+  plan::KernelCall accumulate = exec::conv_test::make_call(0, plan::CallMode::kAccumulate,
+                                                           {exec::conv_test::chunk_slice(xb, x_shape)},
+                                                           {plan::make_dense_view(acc, y_shape)});
+  accumulate.workspace = workspace;
+  b.add_loop(x_shape.back(), 4, {accumulate});
+  b.add_step(exec::conv_test::make_call(0, plan::CallMode::kFinalize, {plan::make_dense_view(acc, y_shape)},
+                                        {plan::make_dense_view(yb, y_shape)}));
+  Result<EmittedModel> model = emit_c_model(g, b.plan(), {});
+  ASSERT_TRUE(model) << model.error().format();
+  const std::string& source = file_text(*model, "model.c");
+
+  // model.c's lines: "static const T NAME[] = {", "static const tf_conv_params
+  // NAME = {" then "    .weights = W,", and calls "tf_f(&in0, &out0, &NAME, ...);".
+  std::set<std::string> weight_arrays, functions, read_arrays;
+  std::map<std::string, std::string> weights_of;  // tf_conv_params name -> its .weights
+  std::istringstream lines(source);
+  std::string params;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string text = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+    if (text.starts_with("static const tf_conv_params ")) {
+      params = text.substr(0, text.find(" = {"));
+      params = params.substr(params.rfind(' ') + 1);
+    } else if (text.starts_with("static const ") && text.ends_with("[] = {")) {
+      std::string name = text.substr(0, text.find("[]"));
+      name = name.substr(name.rfind(' ') + 1);
+      if (name.find("_weights") != std::string::npos) weight_arrays.insert(name);
+    } else if (text.starts_with(".weights = ") && !params.empty()) {
+      weights_of[params] = text.substr(11, text.size() - 12);
+      params.clear();
+    } else if (text.starts_with("tf_") && text.ends_with(");")) {
+      const std::string function = text.substr(0, text.find('('));
+      for (const auto& [name, weights] : weights_of) {
+        if (text.find("&" + name + ",") == std::string::npos && text.find("&" + name + ")") == std::string::npos) continue;
+        functions.insert(function);
+        if (function.ends_with("_conv_finalize")) {
+          EXPECT_EQ(weights, "(const void*)0") << function << " reads no weights";
+        } else {
+          read_arrays.insert(weights);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(functions, (std::set<std::string>{"tf_qs8_conv2d_im2col_accumulate__dsp", "tf_qs8_conv_finalize"}));
+  EXPECT_EQ(weight_arrays.size(), 1u) << source;
+  for (const std::string& name : weight_arrays) EXPECT_TRUE(read_arrays.contains(name)) << name << " read by no call";
 }
 
 }  // namespace

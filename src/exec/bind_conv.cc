@@ -77,6 +77,10 @@ enum class CallKind {
   kFinalize,           // (accumulator_bits)
 };
 
+// Whether the kernels of `kind` read the weights: a finalize reads only the
+// accumulator, bias, requantisation and clamp (tinyfit/conv.h).
+bool reads_weights(CallKind kind) { return kind != CallKind::kFinalize; }
+
 // One runtime kernel: the function for a dtype, primitive, operator and kind.
 struct KernelRow {
   std::string_view dtype;
@@ -346,6 +350,7 @@ Result<std::unique_ptr<PreparedKernel>> prepare_conv_kernel(const KernelCallCont
   if (primitive != ConvPrimitive::kDirect && !context.lists_calls_only) {
     constants->pack_for(primitive, kind == CallKind::kAccumulate, requant_records_of(primitive));
   }
+  if (!reads_weights(kind)) constants->drop_weights();
   const KernelRow* row = find_kernel(constants->dtype_token(), primitive, node.op, kind);
   TINYFIT_CHECK(row != nullptr) << "no " << conv_primitive_name(primitive) << " kernel for node '" << node.name
                                 << "' (" << constants->dtype_token() << ")";

@@ -449,10 +449,19 @@ void ConvConstants::own_weights(std::vector<uint8_t> bytes) {
   params_.weights = weights_.data();
 }
 
+void ConvConstants::drop_weights() {
+  owned_weights_ = {};
+  weights_ = {};
+  weight_sums_ = {};
+  params_.weights = nullptr;
+  params_.weight_sums = nullptr;
+}
+
 std::string ConvConstants::emit(CallEmitter& emitter) const {
   const tf_conv_params& p = params_;
   const std::string null_array = "(const int32_t*)0";
-  const std::string weights = emitter.define_array(weight_c_type_, "weights", weights_);
+  const std::string weights =
+      weights_.empty() ? "(const void*)0" : emitter.define_array(weight_c_type_, "weights", weights_);
   const std::string bias = is_float() ? emitter.define_array("float", "bias", as_bytes(bias_float_))
                                       : emitter.define_array("int32_t", "bias", as_bytes(bias_int_));
   const std::string multiplier =

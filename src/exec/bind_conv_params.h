@@ -75,6 +75,13 @@ class ConvConstants {
   // Requires: requantize_fits() for a quantized node unless `accumulates`.
   void pack_for(ConvPrimitive primitive, bool accumulates, RequantRecords records);
 
+  // For a kernel that reads no weights (a finalize, tinyfit/conv.h): drops
+  // the weights and their per-channel sums, so that params().weights and
+  // params().weight_sums are null and generated code defines neither (a
+  // split convolution's finalize would otherwise keep a second copy of the
+  // node's weights in flash, in the IR layout its __dsp accumulate does not share).
+  void drop_weights();
+
   // Defines the arrays and the tf_conv_params struct in generated code;
   // returns the struct's name.
   std::string emit(CallEmitter& emitter) const;
