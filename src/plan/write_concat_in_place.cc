@@ -175,10 +175,11 @@ ConcatInPlaceResult write_concat_in_place(const ir::Graph& graph, Plan plan) {
   ConcatInPlaceResult result;
   const int64_t peak_before = compute_plan_memory(plan).peak_bytes;
   int concats = 0;
+  BufferUses uses = find_buffer_uses(plan);  // of `plan`, renewed when a Concat changes it
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     if (!is_plain_concat(graph, plan.steps[s])) continue;
     const int concat_step = static_cast<int>(s);
-    const std::vector<Candidate> candidates = find_candidates(graph, plan, find_buffer_uses(plan), concat_step);
+    const std::vector<Candidate> candidates = find_candidates(graph, plan, uses, concat_step);
     if (candidates.empty()) continue;
     int first_step = concat_step;
     for (const Candidate& c : candidates) first_step = std::min(first_step, c.writer);
@@ -196,6 +197,7 @@ ConcatInPlaceResult write_concat_in_place(const ir::Graph& graph, Plan plan) {
     }
     if (!best) continue;
     plan = std::move(*best);
+    uses = find_buffer_uses(plan);
     result.inputs_in_place += static_cast<int>(best_count);
     ++concats;
   }

@@ -47,7 +47,7 @@ typedef struct im2col_window {
 
 /* Widens one word of four raw elements into the column word at `out`. */
 static inline void im2col_widen_word(uint64_t* out, uint32_t xw, uint32_t x_offset_lanes) {
-  *out = (uint64_t)dsp_widen_odd(xw, x_offset_lanes) << 32 | dsp_widen_even(xw, x_offset_lanes);
+  *out = dsp_widen_column_word(xw, x_offset_lanes);
 }
 
 /* Widens `groups` groups of four raw elements into pixel p's column from

@@ -37,6 +37,12 @@ static inline uint32_t dsp_widen_odd(uint32_t word, uint32_t offset_lanes) {
 #endif
 }
 
+/* A word of four elements as one 64-bit column word (conv2d_im2col_dsp.h's
+ * columns): its even elements widened in the low half, its odd in the high. */
+static inline uint64_t dsp_widen_column_word(uint32_t word, uint32_t offset_lanes) {
+  return (uint64_t)dsp_widen_odd(word, offset_lanes) << 32 | dsp_widen_even(word, offset_lanes);
+}
+
 /* The same for a word of four weights: int8 weights are symmetric (offset 0,
  * TFLite's int8 scheme; the compiler calls __dsp kernels only then), so they
  * widen without an offset register; uint8 weights add theirs. */

@@ -18,9 +18,9 @@ static inline void dot_dsp_triple_widen(const dsp_element* const x[3], int32_t c
   const dsp_element* const x_end = x0 + (count & ~3);
   for (; x0 < x_end; x0 += 4, x1 += 4, x2 += 4, columns += 3) {
     const uint32_t xw0 = tf_load_u32(x0), xw1 = tf_load_u32(x1), xw2 = tf_load_u32(x2);
-    columns[0] = (uint64_t)dsp_widen_odd(xw0, x_offset_lanes) << 32 | dsp_widen_even(xw0, x_offset_lanes);
-    columns[1] = (uint64_t)dsp_widen_odd(xw1, x_offset_lanes) << 32 | dsp_widen_even(xw1, x_offset_lanes);
-    columns[2] = (uint64_t)dsp_widen_odd(xw2, x_offset_lanes) << 32 | dsp_widen_even(xw2, x_offset_lanes);
+    columns[0] = dsp_widen_column_word(xw0, x_offset_lanes);
+    columns[1] = dsp_widen_column_word(xw1, x_offset_lanes);
+    columns[2] = dsp_widen_column_word(xw2, x_offset_lanes);
   }
 }
 
