@@ -466,6 +466,11 @@ std::vector<Case> make_segment_cases(ir::DType dtype) {
       // residual word by word and a short last block of the residual.
       {"3x3 whole windows", {1, 6, 6, 16}, {48, 16, 1, 1, 3, 1, true, true}},
       {"5x5 whole windows", {1, 7, 7, 8}, {16, 8, 1, 1, 5, 1, true, true}},
+      // Whole window rows of five and seven taps written out, border windows'
+      // rows two taps at a time (odd and even in-bounds columns).
+      {"7x7 whole windows", {1, 9, 9, 8}, {20, 8, 1, 1, 7, 1, true, true}},
+      {"7x7 stride 2", {1, 11, 10, 4}, {12, 6, 1, 1, 7, 2, false, true}},
+      {"5x5 stride 2", {1, 9, 8, 4}, {8, 5, 1, 1, 5, 2, false, true}},
       {"residual short block", {1, 5, 5, 6}, {12, 6, 1, 1, 3, 1, true, false}},
       // A 1x1 expand's mids three at a time (segment_expand_group): groups
       // across row ends, seven input channels (the triple dot's tail of

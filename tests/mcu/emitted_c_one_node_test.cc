@@ -355,10 +355,11 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDepthwisePlaneKernelEqualThePlanExecu
 // pixels and the output pixels three at a time across row ends, counts of 1
 // and 2 mod 3 (a short last group), 1-pixel rows, input channels past a
 // group of four, mid channels past a block of four, a stride-2 depthwise, a
-// stem expand (mids paired, windows gathered), a residual, and a block whose expand only
-// saturates and whose projection clamps to ReLU6. The board's bytes must equal the
-// plan executor's, which checks every read against the buffer that last
-// wrote its bytes.
+// 7x7 depthwise (whole window rows and border rows), a stem expand (mids
+// paired, windows gathered), a residual, and a block whose expand only
+// saturates and whose projection clamps to ReLU6. The board's bytes must
+// equal the plan executor's, which checks every read against the buffer that
+// last wrote its bytes.
 TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecutorByteForByte) {
   if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
     GTEST_SKIP() << missing << " is not installed";
@@ -374,6 +375,8 @@ TEST(EmittedCFusedBottleneck, CortexM4RunsAtThePlannersDistanceEqualThePlanExecu
       {"one_pixel_rows", {1, 5, 1, 6}, {10, 6, 1, 1, 3, 1, true, true}},
       {"ten_pixels", {1, 2, 5, 5}, {11, 5, 1, 1, 3, 1, true, true}},
       {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}},
+      // Whole 7x7 window rows written out, border rows two taps at a time.
+      {"dw_7x7", {1, 9, 9, 8}, {20, 8, 1, 1, 7, 1, true, true}},
       // The pointwise stages' stores: saturation only (no activation) in the
       // expand, the lane-wise clamp (ReLU6) in the projection.
       {"expand_unclamped_project_relu6", {1, 3, 5, 8}, {13, 7, 1, 1, 3, 1, false, true, {}, exec::conv_test::relu6()}},

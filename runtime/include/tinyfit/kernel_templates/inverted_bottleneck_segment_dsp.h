@@ -16,7 +16,8 @@
  * gathered first, ib_dsp_pointwise_pair); the depthwise over
  * the ring taps into its depthwise pixel, four channels per pass with SMLAxy
  * as dwconv2d_dsp.h, the weights of the window's in-bounds rectangle in order
- * (a whole 3x3 window unrolled). Then the projection of the group's depthwise
+ * (a whole 3x3 window unrolled, whole rows of five or seven taps written
+ * out, a border window's rows two taps at a time). Then the projection of the group's depthwise
  * pixels in one pass (ib_dsp_pointwise_triple), into the output pixels (a
  * short group's last pixel stored again), or with a residual into three
  * projected pixels of workspace, which are then added to their input pixels block by block with
@@ -51,12 +52,40 @@
   dsp_store4((y) + (c), dsp_requantize_smmlar(a0, &requant[c]), dsp_requantize_smmlar(a1, &requant[(c) + 1]), \
              dsp_requantize_smmlar(a2, &requant[(c) + 2]), dsp_requantize_smmlar(a3, &requant[(c) + 3]), clamp)
 
+/* Whole window rows of one group of four channels: `tap` walks the rows'
+ * tap pointers and `w` their weight pairs, `row` taps a row written out. */
+#define IB_DSP_ROW5(tap, w)              \
+  do {                                   \
+    DWCONV_DSP_TAP((tap)[0] + c, w);     \
+    DWCONV_DSP_TAP((tap)[1] + c, w + 2); \
+    DWCONV_DSP_TAP((tap)[2] + c, w + 4); \
+    DWCONV_DSP_TAP((tap)[3] + c, w + 6); \
+    DWCONV_DSP_TAP((tap)[4] + c, w + 8); \
+  } while (0)
+#define IB_DSP_ROW7(tap, w)               \
+  do {                                    \
+    IB_DSP_ROW5(tap, w);                  \
+    DWCONV_DSP_TAP((tap)[5] + c, w + 10); \
+    DWCONV_DSP_TAP((tap)[6] + c, w + 12); \
+  } while (0)
+#define IB_DSP_ROWS_GROUP(row, row_taps)                                                  \
+  do {                                                                                    \
+    int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];           \
+    const dsp_element* const* tap = taps;                                                 \
+    const uint32_t* w = w_group;                                                          \
+    for (ky = 0; ky < rows; ++ky, tap += (row_taps), w += 2 * (row_taps)) row(tap, w);    \
+    IB_DSP_STORE4(y, c);                                                                  \
+  } while (0)
+
 /* The depthwise of one output pixel from its in-bounds taps into `y`: the
  * window's in-bounds taps are `rows` x `cols` from window position
  * `first_tap` (taps[i] their mid pixels, row by row), so each tap's weights
  * follow the previous one's along a window row. Groups of four channels, a
- * whole 3x3 window unrolled; the channels past the last group one by one (a
- * word load there would read past the mid pixel). */
+ * whole 3x3 window unrolled, whole rows of five or seven taps written out
+ * (in the loop over taps, a 7x7 window of four channels cost 12 instructions
+ * a tap on the Cortex-M4, written out 9 and 6 a row), a border window's rows
+ * two taps at a time; the channels past the last group one by one (a word
+ * load there would read past the mid pixel). */
 TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32_t first_tap, int32_t rows,
                                            int32_t cols, const tf_conv_params* p, const dsp_clamp* clamp,
                                            dsp_element* y) {
@@ -86,6 +115,15 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
       DWCONV_DSP_TAP(t8 + c, w_group + 16);
       IB_DSP_STORE4(y, c);
     }
+  } else if (cols == kernel_w && (kernel_w == 5 || kernel_w == 7)) {
+    /* Whole window rows of five or seven taps, each row written out: a tap
+     * of four channels is its pointer's load, the input word's, the weight
+     * pair's and six DSP instructions, no loop step. */
+    if (kernel_w == 7) {
+      for (c = 0; c < simd_end; c += 4, w_group += group_words) IB_DSP_ROWS_GROUP(IB_DSP_ROW7, 7);
+    } else {
+      for (c = 0; c < simd_end; c += 4, w_group += group_words) IB_DSP_ROWS_GROUP(IB_DSP_ROW5, 5);
+    }
   } else if (cols == kernel_w) {
     /* Whole window rows: the taps' weights are consecutive. */
     const int32_t tap_count = rows * cols;
@@ -97,12 +135,18 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
       IB_DSP_STORE4(y, c);
     }
   } else {
+    /* A border window: its rows' in-bounds taps two at a time. */
+    const int32_t col_pairs_end = cols & ~1;
     for (c = 0; c < simd_end; c += 4, w_group += group_words) {
       int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
       const dsp_element* const* tap = taps;
       const uint32_t* w = w_group;
-      for (ky = 0; ky < rows; ++ky, w += row_skip) {
-        for (kx = 0; kx < cols; ++kx, w += 2) DWCONV_DSP_TAP(*tap++ + c, w);
+      for (ky = 0; ky < rows; ++ky, tap += cols, w += 2 * kernel_w) {
+        for (kx = 0; kx < col_pairs_end; kx += 2) {
+          DWCONV_DSP_TAP(tap[kx] + c, w + 2 * kx);
+          DWCONV_DSP_TAP(tap[kx + 1] + c, w + 2 * kx + 2);
+        }
+        if (kx < cols) DWCONV_DSP_TAP(tap[kx] + c, w + 2 * kx);
       }
       IB_DSP_STORE4(y, c);
     }
@@ -120,6 +164,9 @@ TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32
   }
 }
 #undef DWCONV_DSP_TAP
+#undef IB_DSP_ROWS_GROUP
+#undef IB_DSP_ROW7
+#undef IB_DSP_ROW5
 #undef IB_DSP_STORE4
 
 /* The residual add of the call, prepared once: quantized_add.h's fast form
