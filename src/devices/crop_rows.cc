@@ -126,9 +126,6 @@ class Cropper {
     if (decl.is_alias) return fail_node(graph_, node, "a reshape has no band of rows");
     const ir::AxisMap map = decl.map_axes(graph_, node);
     const ir::Tensor& out = graph_.tensor(node.outputs[0]);
-    Box box = make_full_box(out.shape);
-    box.axes[kRowAxis] = bands_[static_cast<size_t>(node.outputs[0])];
-    const std::vector<Box> inputs = compute_input_boxes(graph_, node, box);
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (!graph_.has_input(node, i) || graph_.input_tensor(node, i).is_constant) continue;
       const ir::Tensor& in = graph_.input_tensor(node, i);
@@ -136,7 +133,10 @@ class Cropper {
       const ir::AxisLink* link = find_row_link(map, i);
       const bool one_to_one = link != nullptr && link->role == ir::AxisRole::kIdentity && !link->broadcast &&
                               link->input_axis == kRowAxis && in.shape[kRowAxis] == out.shape[kRowAxis];
-      const bool window = link != nullptr && link->role == ir::AxisRole::kWindow && link->input_axis == kRowAxis &&
+      // A window, or one to one from a first row (a Slice's rows [0, end)),
+      // whose copy the operator re-pads to its band.
+      const bool window = link != nullptr && !link->broadcast && link->input_axis == kRowAxis &&
+                          (link->role == ir::AxisRole::kWindow || link->role == ir::AxisRole::kIdentity) &&
                           decl.set_row_padding != nullptr;
       const bool broadcast = link != nullptr && link->broadcast;
       // A reduce over every row (a squeeze-excite block's mean) of a tensor
@@ -148,14 +148,10 @@ class Cropper {
         return fail_node(graph_, node, "it reduces every row of '" + in.name +
                                            "', which the bands make: a reduce over the rows ends a stage");
       }
+      // Other axes may be read in part (a Slice of the columns): the copy
+      // keeps the node's attributes there and its input's whole extent.
       if (!one_to_one && !window && !broadcast && !reduced) {
         return fail_node(graph_, node, "its rows are not a window or one to one of input '" + in.name + "'");
-      }
-      for (size_t a = 0; a < inputs[i].axes.size(); ++a) {
-        if (a != kRowAxis && inputs[i].axes[a] != ir::Range{0, in.shape[a]}) {
-          return fail_node(graph_, node, "a band of rows reads part of axis " + std::to_string(a) + " of '" +
-                                             in.name + "'");
-        }
       }
     }
     return {};
@@ -247,15 +243,20 @@ class Cropper {
         const ir::AxisLink* link = find_row_link(map, i);
         const bool whole = link == nullptr || link->broadcast;  // reduced rows, or a broadcast row
         copy.inputs[i] = whole ? copy_tensor(node.inputs[i]) : rows_of(node.inputs[i], rows[i], node.name);
-        if (link != nullptr && link->role == ir::AxisRole::kWindow) {
+        const ir::OpDecl& decl = ir::op_decl(node.op);
+        const bool row_link = link != nullptr && !link->broadcast &&
+                              (link->role == ir::AxisRole::kWindow || link->role == ir::AxisRole::kIdentity);
+        if (row_link && decl.set_row_padding != nullptr) {
           // Global row r of the input is row r - rows.begin of the copy: the
           // first output row's window starts at out.begin * S - P, so the
           // copy pads before by rows.begin - that (>= 0: rows is clamped to
           // the tensor), and after by what the last window reads past rows.end.
-          const ir::Window& w = link->window;
+          // One to one is the window of one row (a Slice's rows from its
+          // first: its end moves with the band too).
+          const ir::Window w = link->role == ir::AxisRole::kWindow ? link->window : ir::Window{};
           const int64_t first = out_band.begin * w.stride - w.pad_before;
           const int64_t last = (out_band.end - 1) * w.stride + (w.kernel - 1) * w.dilation + 1 - w.pad_before;
-          ir::op_decl(node.op).set_row_padding(copy, rows[i].begin - first, last - rows[i].end);
+          decl.set_row_padding(copy, rows[i].begin - first, last - rows[i].end, rows[i].size());
         }
       }
       copy.outputs[0] = copy_tensor(node.outputs[0]);

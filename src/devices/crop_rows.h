@@ -60,9 +60,10 @@ struct BandGraph {
 // boundary tensor.
 // Guarantees: graph passes verify_graph, with the head's dtypes and
 // quantisation. Errors (exit 2): a boundary tensor or a head tensor that is
-// not NHWC with one batch, a head operator whose rows are not a window or
-// one to one or a reduce over every row of a graph input, or that reads
-// part of another axis (its message names it).
+// not NHWC with one batch, or a head operator whose rows are not a window
+// (with OpDecl::set_row_padding) or one to one or a reduce over every row of
+// a graph input (its message names it). Other axes may be read in part (a
+// Slice of the columns): the copy keeps the operator's own attributes there.
 Result<BandGraph> crop_rows(const ir::Graph& graph, int head_nodes, const std::vector<ir::Range>& output_rows,
                             const std::string& name_suffix);
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "devices/crop_rows.h"
 
@@ -83,15 +84,26 @@ class Recomputer {
       auto it = copies.find(t);
       if (t != ir::kNoTensor && it != copies.end()) t = it->second;
     };
+    // A stage after one that recomputed the same operator (the graph holds
+    // its "/recompute" copy already) numbers its copy: "/recompute2", ...
+    std::set<std::string> names;
+    for (const ir::Node& node : graph_.nodes) names.insert(node.name);
+    for (const ir::Tensor& tensor : graph_.tensors) names.insert(tensor.name);
+    auto fresh = [&](const std::string& base) {
+      std::string name = base + "/recompute";
+      for (int k = 2; names.count(name) != 0; ++k) name = base + "/recompute" + std::to_string(k);
+      names.insert(name);
+      return name;
+    };
     for (ir::NodeId n : set) {
       ir::Node copy = graph_.nodes[static_cast<size_t>(n)];
-      copy.name += "/recompute";
+      copy.name = fresh(copy.name);
       copy.synthesized = true;
       copy.source_nodes.clear();
       for (ir::TensorId& t : copy.inputs) rename(t);
       for (ir::TensorId& t : copy.outputs) {
         ir::Tensor tensor = graph_.tensor(t);
-        tensor.name += "/recompute";
+        tensor.name = fresh(tensor.name);
         const ir::TensorId id = result.add_tensor(std::move(tensor));
         copies[t] = id;
         t = id;

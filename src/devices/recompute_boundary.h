@@ -34,7 +34,8 @@ inline constexpr int kMaxRecomputed = 8;
 // Requires: head_nodes in [1, nodes).
 // Guarantees: the graph computes the same outputs; nodes [0, head_nodes) and
 // every tensor id of `graph` are unchanged; the copies (synthesized, named
-// "<node>/recompute", their outputs "<tensor>/recompute") are nodes
+// "<node>/recompute", their outputs "<tensor>/recompute", numbered
+// "/recompute2", ... when the graph holds such a name already) are nodes
 // [head_nodes, head_nodes + k), k = result.nodes.size() - graph.nodes.size();
 // k = 0 when the tensors crossing the cut (find_head_boundary) hold at most
 // gather_bytes, or when no recomputation lowers them.

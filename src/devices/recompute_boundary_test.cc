@@ -85,6 +85,22 @@ TEST(RecomputeBoundary, TheExpandedMapReadAfterTheMeanIsRecomputedFromTheBlocksI
   EXPECT_EQ((*actual)[0].bytes, (*expected)[0].bytes);
 }
 
+// A later stage of NASNet-A ImageNet recomputed an operator an earlier stage
+// had recomputed, and its copy's tensor took the earlier copy's name (tinyfit
+// compile stopped: "tensor name ... is used by tensors 6 and 9"). The graph
+// here holds a tensor named like the first copy: the copy is numbered.
+TEST(RecomputeBoundary, ACopyWhoseNameTheGraphHoldsIsNumbered) {
+  SeBlock b = make_se_block(3);
+  ir::Tensor earlier = b.c.graph.tensor(b.expanded.tensor);
+  earlier.name += "/recompute";
+  b.c.graph.add_tensor(std::move(earlier));
+  const ir::Graph staged = recompute_boundary(b.c.graph, kAfterColumnMean, 0);
+  ASSERT_TRUE(ir::verify_graph(staged)) << ir::verify_graph(staged).error().message;
+  ASSERT_EQ(staged.nodes.size(), b.c.graph.nodes.size() + 2);
+  EXPECT_EQ(staged.nodes[4].name, "expand/recompute");
+  EXPECT_EQ(staged.tensor(staged.nodes[4].outputs[0]).name, b.c.graph.tensor(b.expanded.tensor).name + "/recompute2");
+}
+
 TEST(RecomputeBoundary, NothingIsRecomputedWhenTheBoundaryFitsTheLimit) {
   const SeBlock b = make_se_block(4);
   const int64_t bytes = count_boundary_bytes(b.c.graph, kAfterColumnMean);

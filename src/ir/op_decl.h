@@ -107,12 +107,14 @@ struct OpDecl {
   // stored), so import can fuse a following Relu / Relu6 / Clip into it.
   bool fuses_activation = false;
   // Operators whose rows are a sliding window (AxisRole::kWindow on the
-  // rows): sets the padding of the rows (before, after), so that a copy of
-  // the node computing a band of its output rows from a band of its input
-  // rows pads only where the band meets the tensor's border
-  // (devices/crop_rows.h). Null: the rows are not a window, or no such copy
-  // is built for the operator.
-  void (*set_row_padding)(Node& node, int64_t before, int64_t after) = nullptr;
+  // rows): sets the padding of the rows (before, after; negative: rows of the
+  // input skipped), so that a copy of the node computing a band of its output
+  // rows from `input_rows` rows of its input pads only where the band meets
+  // the tensor's border (devices/crop_rows.h): the copy's first window starts
+  // `before` rows above its input and its last ends `after` rows below it.
+  // Null: the rows are not a window, or no such copy is built for the
+  // operator.
+  void (*set_row_padding)(Node& node, int64_t before, int64_t after, int64_t input_rows) = nullptr;
 };
 
 const OpDecl& op_decl(OpType op);

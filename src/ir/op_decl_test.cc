@@ -242,6 +242,31 @@ TEST(SplitDecl, SizesMustSumToTheAxisExtent) {
   EXPECT_FALSE(g.infer(g.node(OpType::kSplit, {x}, {a, b}, SplitAttrs{1, {4, 5}})));
 }
 
+// NASNet's factorized-reduce shift at stride 2: out row i reads in row 1 + 2i
+// (a window of one row, padding -1). A copy computing out rows [2, 5) from
+// in rows [5, 10) starts at its first input row and ends at its last.
+TEST(SliceDecl, RowsAreAWindowOfOneRowThatACopyReStartsOnItsBand) {
+  TestGraph g;
+  TensorId x = g.activation("x", {1, 12, 6, 2});
+  TensorId y = g.activation("y", {});
+  Node& n = g.node(OpType::kSlice, {x}, {y}, SliceAttrs{{0, 1, 1, 0}, {1, 12, 6, 2}, {1, 2, 1, 1}});
+  const AxisMap map = op_decl(n.op).map_axes(g.graph, n);
+  ASSERT_EQ(map.links[1].role, AxisRole::kWindow);
+  const Range rows = input_range(map.links[1].window, {2, 5}, 12);
+  EXPECT_EQ(rows, (Range{5, 10}));
+  ASSERT_NE(op_decl(n.op).set_row_padding, nullptr);
+  op_decl(n.op).set_row_padding(n, 0, 0, rows.size());
+  const auto& a = std::get<SliceAttrs>(n.attrs);
+  EXPECT_EQ(a.begin, (std::vector<int64_t>{0, 0, 1, 0}));  // the columns keep theirs
+  EXPECT_EQ(a.end, (std::vector<int64_t>{1, 5, 6, 2}));
+  TestGraph band;
+  TensorId bx = band.activation("x", {1, 5, 6, 2});
+  TensorId by = band.activation("y", {});
+  auto shape = band.infer(band.node(OpType::kSlice, {bx}, {by}, n.attrs));
+  ASSERT_TRUE(shape);
+  EXPECT_EQ((*shape)[0], (Shape{1, 3, 5, 2}));
+}
+
 TEST(TransposeDecl, RejectsAPermWithARepeatedAxis) {
   TestGraph g;
   TensorId x = g.activation("x", {1, 3, 4, 5});

@@ -14,6 +14,9 @@
 //    a poisoned arena of exactly its size in the executor's checking mode,
 //    compared with the reference (compile_device_rows verifies; a mismatch
 //    is an internal error, which fails the test).
+//  - chains with Slices of the rows and columns (NASNet's factorized-reduce
+//    shift, strided crops): every cut after the first Slice, the bands
+//    gathered through the tail give the model's output;
 //  - squeeze-excite chains (recompute-boundary, devices/recompute_boundary.h):
 //    stage after stage, each cut's boundary made as small as recomputation
 //    allows, the bands of a stage after a block's mean reading the mean's
@@ -89,6 +92,42 @@ void expect_outputs_equal(const std::vector<exec::TensorData>& actual, const std
   }
 }
 
+// Every device's band graph of the head (cut after `cut` operators) run by the
+// reference on its rows of the input; its rows of the boundary gathered and
+// run through the tail give the model's output.
+void expect_bands_through_the_tail_give_the_output(const OracleCase& c, int parts, int cut, const std::string& label) {
+  const std::vector<ir::TensorId> boundary = devices::find_head_boundary(c.graph, cut);
+  std::vector<exec::TensorData> gathered;
+  for (ir::TensorId t : boundary) {
+    gathered.push_back(exec::TensorData::zeros(c.graph.tensor(t).dtype, c.graph.tensor(t).shape));
+  }
+  for (int d = 0; d < parts; ++d) {
+    std::vector<ir::Range> shares;
+    for (ir::TensorId t : boundary) shares.push_back(devices::split_extent(c.graph.tensor(t).shape[1], d, parts));
+    Result<devices::BandGraph> band = devices::crop_rows(c.graph, cut, shares, "_band");
+    ASSERT_TRUE(band.has_value()) << label << ": " << band.error().message;
+    std::vector<exec::TensorData> inputs;
+    for (size_t i = 0; i < band->model_inputs.size(); ++i) inputs.push_back(rows_of(c.inputs[0], band->input_rows[i]));
+    Result<std::vector<exec::TensorData>> outputs = exec::run_reference(band->graph, inputs);
+    ASSERT_TRUE(outputs.has_value()) << label << ": " << outputs.error().message;
+    for (size_t b = 0; b < boundary.size(); ++b) {
+      const ir::Range band_rows = band->output_rows[b];
+      ASSERT_TRUE(band_rows.begin <= shares[b].begin && shares[b].end <= band_rows.end) << label;
+      const exec::TensorData mine =
+          rows_of((*outputs)[b], {shares[b].begin - band_rows.begin, shares[b].end - band_rows.begin});
+      const size_t per_row = gathered[b].bytes.size() / static_cast<size_t>(gathered[b].shape[1]);
+      std::memcpy(gathered[b].bytes.data() + static_cast<size_t>(shares[b].begin) * per_row, mine.bytes.data(),
+                  mine.bytes.size());
+    }
+  }
+  const ir::Graph tail = devices::extract_tail(c.graph, cut, "_tail");
+  Result<std::vector<exec::TensorData>> actual = exec::run_reference(tail, gathered);
+  ASSERT_TRUE(actual.has_value()) << label << ": " << actual.error().message;
+  Result<std::vector<exec::TensorData>> expected = exec::run_reference(c.graph, c.inputs);
+  ASSERT_TRUE(expected.has_value()) << label;
+  expect_outputs_equal(*actual, *expected, label);
+}
+
 TEST(DeviceRows, BandGraphsGatheredThroughTheTailGiveTheModelsOutput) {
   int checked = 0;
   for (uint64_t seed : seeds(60)) {
@@ -97,41 +136,42 @@ TEST(DeviceRows, BandGraphsGatheredThroughTheTailGiveTheModelsOutput) {
     const std::vector<int> cuts = find_cuts(c.graph, parts);
     if (cuts.empty()) continue;
     const int cut = cuts[seed % cuts.size()];
-    const std::string label = "seed " + std::to_string(seed) + ", cut " + std::to_string(cut) + ", " +
-                              std::to_string(parts) + " devices";
-    const std::vector<ir::TensorId> boundary = devices::find_head_boundary(c.graph, cut);
-    std::vector<exec::TensorData> gathered;
-    for (ir::TensorId t : boundary) {
-      gathered.push_back(exec::TensorData::zeros(c.graph.tensor(t).dtype, c.graph.tensor(t).shape));
-    }
-    for (int d = 0; d < parts; ++d) {
-      std::vector<ir::Range> shares;
-      for (ir::TensorId t : boundary) shares.push_back(devices::split_extent(c.graph.tensor(t).shape[1], d, parts));
-      Result<devices::BandGraph> band = devices::crop_rows(c.graph, cut, shares, "_band");
-      ASSERT_TRUE(band.has_value()) << label << ": " << band.error().message;
-      std::vector<exec::TensorData> inputs;
-      for (size_t i = 0; i < band->model_inputs.size(); ++i) inputs.push_back(rows_of(c.inputs[0], band->input_rows[i]));
-      Result<std::vector<exec::TensorData>> outputs = exec::run_reference(band->graph, inputs);
-      ASSERT_TRUE(outputs.has_value()) << label << ": " << outputs.error().message;
-      for (size_t b = 0; b < boundary.size(); ++b) {
-        const ir::Range band_rows = band->output_rows[b];
-        ASSERT_TRUE(band_rows.begin <= shares[b].begin && shares[b].end <= band_rows.end) << label;
-        const exec::TensorData mine =
-            rows_of((*outputs)[b], {shares[b].begin - band_rows.begin, shares[b].end - band_rows.begin});
-        const size_t per_row = gathered[b].bytes.size() / static_cast<size_t>(gathered[b].shape[1]);
-        std::memcpy(gathered[b].bytes.data() + static_cast<size_t>(shares[b].begin) * per_row, mine.bytes.data(),
-                    mine.bytes.size());
-      }
-    }
-    const ir::Graph tail = devices::extract_tail(c.graph, cut, "_tail");
-    Result<std::vector<exec::TensorData>> actual = exec::run_reference(tail, gathered);
-    ASSERT_TRUE(actual.has_value()) << label << ": " << actual.error().message;
-    Result<std::vector<exec::TensorData>> expected = exec::run_reference(c.graph, c.inputs);
-    ASSERT_TRUE(expected.has_value()) << label;
-    expect_outputs_equal(*actual, *expected, label);
+    expect_bands_through_the_tail_give_the_output(c, parts, cut,
+                                                  "seed " + std::to_string(seed) + ", cut " + std::to_string(cut) +
+                                                      ", " + std::to_string(parts) + " devices");
+    if (HasFatalFailure()) return;
     ++checked;
   }
   EXPECT_GE(checked, 30);  // most chains have a cut for their device count
+}
+
+// Slices of the rows and columns (NASNet's factorized-reduce shift, strided
+// crops) in the head: the band graph's copy of a Slice starts and ends where
+// its band's rows do (the Slice's OpDecl::set_row_padding), its columns as
+// the model's. Every cut after the chain's first Slice is checked.
+TEST(DeviceRows, SlicesOfRowsAndColumnsRunByBands) {
+  int checked = 0;
+  for (uint64_t seed : seeds(60)) {
+    ChainSpec spec = make_spec(seed);
+    spec.slices = true;
+    spec.operators += 2;
+    const OracleCase c = row_chain::make_random_row_chain(spec);
+    int first_slice = -1;
+    for (size_t n = 0; n < c.graph.nodes.size() && first_slice < 0; ++n) {
+      if (c.graph.nodes[n].op == ir::OpType::kSlice) first_slice = static_cast<int>(n);
+    }
+    if (first_slice < 0) continue;
+    const int parts = 2 + static_cast<int>(seed % 3);
+    for (int cut : find_cuts(c.graph, parts)) {
+      if (cut <= first_slice) continue;
+      expect_bands_through_the_tail_give_the_output(c, parts, cut,
+                                                    "seed " + std::to_string(seed) + ", cut " + std::to_string(cut) +
+                                                        ", " + std::to_string(parts) + " devices");
+      if (HasFatalFailure()) return;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 40);  // cuts after a Slice (none before the Slice's rows were a window with a re-padding)
 }
 
 TEST(DeviceRows, ComposedPlansUnderRandomSramAreVerifiedAgainstTheReference) {

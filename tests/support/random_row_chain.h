@@ -8,9 +8,13 @@
 // that crosses the run, or starts before it). With squeeze_excite, three
 // operators in ten are squeeze-excite blocks as MCUNetV2-SE-Large has them: a Mean
 // over the columns, a Mean over the rows, two 1x1 convolutions on the
-// channel vector and a broadcast Mul of the block's input by it.
+// channel vector and a broadcast Mul of the block's input by it. With slices,
+// the pools' share goes half to Slices of the rows and columns (a begin of
+// 0-2, a step of 1-2, an end short of the extent: NASNet's factorized-reduce
+// shift and strided crops).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,6 +33,7 @@ struct ChainSpec {
   int64_t cols = 4;
   int64_t max_channels = 5;
   bool squeeze_excite = false;
+  bool slices = false;
 };
 
 struct Activation {
@@ -168,6 +173,26 @@ inline Activation add_residual(Random& r, OracleCase& c, const ChainSpec& spec, 
   return {y, x.shape};
 }
 
+// A Slice of x's rows and columns (every channel): begin 0-2, step 1-2, end
+// up to two short of the extent, at least one row and column left.
+inline Activation add_slice(Random& r, OracleCase& c, const Activation& x, int index) {
+  ir::SliceAttrs a{{0, 0, 0, 0}, {x.shape[0], x.shape[1], x.shape[2], x.shape[3]}, {1, 1, 1, 1}};
+  ir::Shape y_shape = x.shape;
+  for (size_t axis : {size_t{1}, size_t{2}}) {
+    const int64_t extent = x.shape[axis];
+    a.begin[axis] = r.uniform_int(0, std::min<int64_t>(2, extent - 1));
+    a.end[axis] = r.uniform_int(std::max(a.begin[axis] + 1, extent - 2), extent);
+    a.step[axis] = r.pick(std::vector<int64_t>{1, 1, 2});
+    y_shape[axis] = (a.end[axis] - a.begin[axis] + a.step[axis] - 1) / a.step[axis];
+  }
+  const std::string name = "slice" + std::to_string(index);
+  const ir::TensorId y = kernel_oracle::add_tensor(c, name + "/y", c.graph.tensor(x.tensor).dtype, y_shape,
+                                                   c.graph.tensor(x.tensor).quant);
+  kernel_oracle::set_node(c, ir::OpType::kSlice, {x.tensor}, {y}, a);
+  c.graph.nodes.back().name = name;
+  return {y, y_shape};
+}
+
 // A squeeze-excite block over x (five operators; its Mul's output has x's shape).
 inline Activation add_squeeze_excite(Random& r, OracleCase& c, const ChainSpec& spec, const Activation& x, int index) {
   const std::string name = "se" + std::to_string(index);
@@ -221,6 +246,8 @@ inline OracleCase make_random_row_chain(const ChainSpec& spec) {
       made.push_back(add_conv(r, c, spec, newest, false, i));
     } else if (kind <= 5) {
       made.push_back(add_conv(r, c, spec, newest, true, i));
+    } else if (spec.slices && kind % 2 == 0) {
+      made.push_back(add_slice(r, c, newest, i));
     } else {
       made.push_back(add_pool(r, c, spec, newest, i));
     }

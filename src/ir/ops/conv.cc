@@ -110,7 +110,7 @@ OpKind kind_conv(const Graph&, const Node& node) {
 }
 OpKind kind_channelwise(const Graph&, const Node&) { return OpKind::kChannelwise; }
 
-void set_row_padding(Node& node, int64_t before, int64_t after) {
+void set_row_padding(Node& node, int64_t before, int64_t after, int64_t /*input_rows*/) {
   auto& pad = std::get<ConvAttrs>(node.attrs).pad;
   pad.top = before;
   pad.bottom = after;

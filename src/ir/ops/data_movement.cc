@@ -128,6 +128,16 @@ AxisMap axes_slice(const Graph& graph, const Node& node) {
   return map;
 }
 
+// A window of one row: the copy's slice starts `-before` rows into its input
+// and ends `after` rows before the input's end (never past it: a slice does
+// not pad).
+void set_slice_row_padding(Node& node, int64_t before, int64_t after, int64_t input_rows) {
+  auto& a = std::get<SliceAttrs>(node.attrs);
+  constexpr size_t kRowAxis = 1;  // NHWC
+  a.begin[kRowAxis] = -before;
+  a.end[kRowAxis] = input_rows + after;
+}
+
 // --- Reshape (alias) -----------------------------------------------------------
 
 // The target shape is the output tensor's declared shape (set by the importer).
@@ -270,7 +280,8 @@ const OpDecl& split_decl() {
   return decl;
 }
 const OpDecl& slice_decl() {
-  static const OpDecl decl{"Slice", infer_slice, no_macs, kind_other, axes_slice, InplaceRule::kNever, false};
+  static const OpDecl decl{"Slice",    infer_slice, no_macs, kind_other, axes_slice, InplaceRule::kNever, false,
+                           false,      set_slice_row_padding};
   return decl;
 }
 const OpDecl& reshape_decl() {

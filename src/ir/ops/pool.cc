@@ -34,7 +34,7 @@ AxisMap axes(const Graph&, const Node& node) {
   return map;
 }
 
-void set_row_padding(Node& node, int64_t before, int64_t after) {
+void set_row_padding(Node& node, int64_t before, int64_t after, int64_t /*input_rows*/) {
   auto& pad = std::get<PoolAttrs>(node.attrs).pad;
   pad.top = before;
   pad.bottom = after;
