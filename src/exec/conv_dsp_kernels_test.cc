@@ -211,6 +211,7 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
       {"1x1", {1, 2, 3, 15}, 1, 1, 1, {}},                // K = 15: a step of eight, one of four, three alone
       {"1x1", {2, 2, 4, 8}, 1, 1, 1, {}},                 // dense pixels over two images (16: not groups of three), K = 8
       {"1x1", {1, 3, 5, 12}, 1, 1, 1, {}},                // dense pixels, K = 12: an odd count of groups of four
+      {"1x1", {1, 1, 5, 8}, 1, 1, 1, {}},                 // dense pixels, five: a last group of two
       {"3x3 same", {1, 5, 7, 3}, 3, 1, 1, {1, 1, 1, 1}},  // K = 27 (not a multiple of four)
       {"3x3 same", {1, 4, 4, 8}, 3, 1, 1, {1, 1, 1, 1}},  // K = 72, taps widened in place
       {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},

@@ -494,6 +494,62 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlan
   }
 }
 
+// Partial execution's 1x1 chunks on the board: a 1x1 Conv2D over eight input
+// channels (two words a pixel) to ten output channels, with its im2col
+// workspace, in a channel loop writing each chunk into the whole output: the
+// dense pointwise path runs every group of three pixels inside one call of
+// im2col_pairs (conv2d_im2col_dsp.h). Chunks of 3 (odd first channels: a lone
+// channel before the pairs, and after them) and of 8 (four pairs, then a last
+// chunk of two), over 16, 5 and 15 pixels (a last group of one, of two, none),
+// int8 and uint8. The board's bytes must equal the plan executor's, and the
+// plan executor's the reference's.
+TEST(EmittedCFastKernels, CortexM4RunsOfTheDensePointwiseChunksEqualThePlanExecutorByteForByte) {
+  if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
+    GTEST_SKIP() << missing << " is not installed";
+  }
+  const ir::Shape inputs[] = {{1, 4, 4, 8}, {1, 1, 5, 8}, {1, 3, 5, 8}};
+  for (DType dtype : {DType::kI8, DType::kU8}) {
+    for (const ir::Shape& input : inputs) {
+      for (int64_t tile : {int64_t{3}, int64_t{8}}) {
+        exec::conv_test::Net net;
+        net.dtype = dtype;
+        exec::conv_test::Layer pointwise;
+        pointwise.out_channels = 10;
+        pointwise.activation = exec::conv_test::relu6();
+        const ir::TensorId x = net.add_input(input);
+        net.set_output(net.add_layer("pointwise", x, pointwise));
+        const ir::Graph& graph = net.graph;
+        const ir::Shape& y_shape = graph.tensor(graph.outputs[0]).shape;
+        exec::conv_test::PlanBuilder b;
+        const plan::BufferId xb = b.add_tensor_buffer(graph, x, plan::BufferRole::kModelInput);
+        const plan::BufferId yb = b.add_tensor_buffer(graph, graph.outputs[0], plan::BufferRole::kModelOutput);
+        b.add_loop(y_shape[3], tile,
+                   {exec::conv_test::make_call(0, plan::CallMode::kChunk, {plan::make_dense_view(xb, input)},
+                                               {exec::conv_test::chunk_slice(yb, y_shape)})});
+        plan::Plan plan = b.plan();
+        const std::string name = std::string("fast_kernels/pointwise_chunks_") + std::string(ir::dtype_name(dtype)) +
+                                 "_" + std::to_string(input[1] * input[2]) + "px_of_" + std::to_string(tile);
+        Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
+        ASSERT_TRUE(m) << m.error().format();
+        ASSERT_TRUE(exec::add_kernel_workspaces(m->graph, plan)) << name;
+        ASSERT_TRUE(plan::place_plan(plan, "greedy-by-size", {})) << name;
+        ASSERT_TRUE(plan::verify_plan(m->graph, plan)) << name;
+        Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
+        ASSERT_TRUE(executed) << executed.error().format();
+        EXPECT_EQ(executed->at(0).bytes, m->reference.at(0).bytes) << name << ": the plan executor against the reference";
+        Result<EmittedBuild> build =
+            emit_and_build(m->graph, plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+        ASSERT_TRUE(build) << build.error().format();
+        const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_im2col__dsp";
+        EXPECT_TRUE(calls_kernel(*build, kernel)) << name << " runs " << kernel;
+        Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+        ASSERT_TRUE(report) << report.error().format();
+        EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+      }
+    }
+  }
+}
+
 // The float32 fast primitives on the board (the Cortex-M4F's FPU) on a chain
 // that takes each of them with their workspaces: a 3x3 stride-1 Conv2D
 // (Winograd F(2x2, 3x3), 9 x 8 outputs: partial tiles none, six channels: a

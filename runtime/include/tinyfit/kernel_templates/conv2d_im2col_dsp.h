@@ -50,6 +50,21 @@ static inline void im2col_widen_word(uint64_t* out, uint32_t xw, uint32_t x_offs
   *out = dsp_widen_column_word(xw, x_offset_lanes);
 }
 
+/* The three pixels' columns from `words` groups of four contiguous elements
+ * at x0, x1 and x2 (a dense pointwise call's pixels' channels): the three
+ * pixels' words of a group side by side, one loop step for the three (pixel
+ * by pixel, a group of two-word pixels cost about 90 instructions). */
+static inline void im2col_widen_three(uint64_t* columns, const dsp_element* x0, const dsp_element* x1,
+                                      const dsp_element* x2, int32_t words, uint32_t x_offset_lanes) {
+  const dsp_element* const x0_end = x0 + words * 4;
+  for (; x0 < x0_end; x0 += 4, x1 += 4, x2 += 4, columns += IM2COL_PIXELS) {
+    const uint32_t xw0 = tf_load_u32(x0), xw1 = tf_load_u32(x1), xw2 = tf_load_u32(x2);
+    im2col_widen_word(columns, xw0, x_offset_lanes);
+    im2col_widen_word(columns + 1, xw1, x_offset_lanes);
+    im2col_widen_word(columns + 2, xw2, x_offset_lanes);
+  }
+}
+
 /* Widens `groups` groups of four raw elements into pixel p's column from
  * group j on. */
 static inline void im2col_widen(const im2col_columns* cols, int32_t p, int32_t j, const dsp_element* x, int32_t groups,
@@ -336,78 +351,119 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
     }                                                                                \
   } while (0)
 
-/* Channels [c_begin, c_end) of the gathered pixels, requantised and stored
- * at y[i][c] (y[i] already moved back by the call's first channel; a
- * repeated pixel stores its first pixel's value again), with the call's
- * constants made once a call (im2col_call: made once a group of three
- * pixels, they cost a 1x1 chunk of 8 of 48 channels about 60 instructions a
- * group more): the pairs (2i, 2i + 1) that hold them, each pair's `groups`
- * 64-bit words from `words` on, channel 2i's four taps of a group in the low half
- * and 2i + 1's in the high one, so one load brings both; a channel whose
- * partner is outside the range runs im2col_lone_channel. Per pair:
- * acc[p][j] += weights of channel j . column p for the three pixels, two
- * groups of four taps a step (per 48 MACs two weight loads, eight widenings,
- * six column loads and 24 SMLADs), then six requantisations (SMMLAR), each
- * channel's constants copied out once for its three pixels and all six
- * values computed before the first store (an element store may alias the
- * constants: GCC reloaded five of them per value), with the output zero
- * point folded into the constants when the compiler emitted such records
- * (params->requant_folded: two instructions a value fewer), then stored: clamped
- * lane-wise and two bytes a store when the activation narrows the type's
- * range, else saturated byte by byte. The
- * pair loop and the dot products are one function: a call per pair cost
- * about 40 instructions (saving registers, the accumulators through memory);
- * the weights, bias, constants and output run on from pair to pair as
- * pointers (indexing them by channel cost about 16 instructions a pair more,
- * reloaded from the stack after the dot products). */
-TF_INNER_LOOP static void im2col_pairs(const uint64_t* columns, const im2col_call* k, int32_t c_begin, int32_t c_end,
-                                       dsp_element* const y[IM2COL_PIXELS]) {
+/* A dense pointwise call's pixels (im2col_is_dense_pointwise): `pixels`
+ * evenly spaced pixels from x (x_step elements apart, `words` words of four
+ * channels each) and y (y_step apart, already moved back by the call's first
+ * channel). */
+typedef struct im2col_pointwise {
+  const dsp_element* x;
+  dsp_element* y;
+  ptrdiff_t x_step, y_step;
+  int32_t pixels, words;
+  uint32_t x_offset_lanes;
+} im2col_pointwise;
+
+/* Channels [c_begin, c_end) of groups of three pixels, requantised and
+ * stored at y[i][c] (y[i] already moved back by the call's first channel; a
+ * repeated pixel stores its first pixel's value again): the gathered pixels
+ * of `columns` (dense NULL: one group, at y), or every pixel of a dense
+ * pointwise call, three at a time, each pixel's channels widened straight
+ * into its column (a last group of fewer repeats its first pixel, as
+ * im2col_run does). The call's constants are made once a call (im2col_call)
+ * and the channel range's once a call of this function: a dense pointwise
+ * call runs all its groups here, because this set-up made once a group of
+ * three pixels cost a 1x1 chunk of 8 of 48 channels about 227 instructions a
+ * group more than the whole call on the Cortex-M4 (mcunet_vww's and
+ * MobileNetV2-96's partial execution loops). The pairs (2i, 2i + 1) that
+ * hold the range, each pair's `groups` 64-bit words from `words` on, channel
+ * 2i's four taps of a group in the low half and 2i + 1's in the high one, so
+ * one load brings both; a channel whose partner is outside the range runs
+ * im2col_lone_channel. Per pair: acc[p][j] += weights of channel j . column
+ * p for the three pixels, two groups of four taps a step (per 48 MACs two
+ * weight loads, eight widenings, six column loads and 24 SMLADs), then six
+ * requantisations (SMMLAR), each channel's constants copied out once for its
+ * three pixels and all six values computed before the first store (an
+ * element store may alias the constants: GCC reloaded five of them per
+ * value), with the output zero point folded into the constants when the
+ * compiler emitted such records (params->requant_folded: two instructions a
+ * value fewer), then stored: clamped lane-wise and two bytes a store when the
+ * activation narrows the type's range, else saturated byte by byte. The pair
+ * loop and the dot products are one function: a call per pair cost about 40
+ * instructions (saving registers, the accumulators through memory); the
+ * weights, bias, constants and output run on from pair to pair as pointers
+ * (indexing them by channel cost about 16 instructions a pair more, reloaded
+ * from the stack after the dot products). */
+TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, int32_t c_begin, int32_t c_end,
+                                       dsp_element* const y_group[IM2COL_PIXELS], const im2col_pointwise* dense) {
   const uint64_t* const words = k->words;
   const int32_t groups = k->groups;
   const uint32_t w_offset_lanes = k->w_offset_lanes;
   const dsp_clamp clamp = k->clamp;
+  const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
   const int32_t narrowed = k->narrowed;
   const tf_conv_params* const p = k->p;
-  int32_t c = c_begin;
-  if (c & 1) im2col_lone_channel(columns, words, groups, c++, y, p, k->folded, &clamp);
-  if (c + 1 < c_end) {
-    /* The pairs' weights are consecutive: w runs on from pair to pair. */
-    const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
-    const uint64_t* const w_last = w + (ptrdiff_t)((c_end - c) >> 1) * groups;
-    const int32_t* b = (const int32_t*)p->bias + c;
-    /* One family of records: the folded ones when the compiler emitted
-     * them (it then emits no plain ones), else the plain ones. */
-    const tf_requant_folded* f = k->folded != NULL ? k->folded + c : NULL;
-    const tf_requant_channel* q = k->folded != NULL ? NULL : p->requant + c;
-    const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
-    dsp_element* y0 = y[0] + c;
-    const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
-    do {
-      int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
-      const uint64_t* const w_end = w + groups;
-      const uint64_t* x = columns;
-      uint64_t ww;
-      if (groups & 1) {
-        ww = *w++;
-        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-        x += IM2COL_PIXELS;
-      }
-      for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
-        ww = w[0];
-        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-        ww = w[1];
-        IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
-      }
-      if (f != NULL) {
-        IM2COL_REQUANTIZE_STORE_3X2(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
-        f += 2, b += 2, y0 += 2, c += 2;
-        continue;
-      }
-      IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
-      b += 2, q += 2, y0 += 2, c += 2;
-    } while (w < w_last);
+  /* The pairs [pair_begin, pair_end) and the lone channels before and after. */
+  const int32_t lone_first = c_begin & 1;
+  const int32_t pair_begin = c_begin + lone_first, pair_end = pair_begin + ((c_end - pair_begin) & ~1);
+  const uint64_t* const w_first = words + (ptrdiff_t)(pair_begin >> 1) * groups;
+  const uint64_t* const w_last = w_first + (ptrdiff_t)((pair_end - pair_begin) >> 1) * groups;
+  const int32_t* const b_first = (const int32_t*)p->bias + pair_begin;
+  /* One family of records: the folded ones when the compiler emitted
+   * them (it then emits no plain ones), else the plain ones. */
+  const tf_requant_folded* const f_first = k->folded != NULL ? k->folded + pair_begin : NULL;
+  const tf_requant_channel* const q_first = k->folded != NULL ? NULL : p->requant + pair_begin;
+  int32_t first_pixel = 0;
+  dsp_element* y[IM2COL_PIXELS];
+  y[0] = y_group[0], y[1] = y_group[1], y[2] = y_group[2];
+  for (;;) {
+    if (dense != NULL) {
+      const int32_t count = dense->pixels - first_pixel < IM2COL_PIXELS ? dense->pixels - first_pixel : IM2COL_PIXELS;
+      const dsp_element* const x0 = dense->x + first_pixel * dense->x_step;
+      const dsp_element* const x1 = count > 1 ? x0 + dense->x_step : x0;
+      y[0] = dense->y + first_pixel * dense->y_step;
+      y[1] = count > 1 ? y[0] + dense->y_step : y[0];
+      y[2] = count > 2 ? y[1] + dense->y_step : y[0];
+      im2col_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
+    }
+    if (lone_first) im2col_lone_channel(columns, words, groups, c_begin, y, p, k->folded, &clamp);
+    if (pair_begin < pair_end) {
+      /* The pairs' weights are consecutive: w runs on from pair to pair. */
+      const uint64_t* w = w_first;
+      const int32_t* b = b_first;
+      const tf_requant_folded* f = f_first;
+      const tf_requant_channel* q = q_first;
+      dsp_element* y0 = y[0] + pair_begin;
+      const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
+      do {
+        int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
+        const uint64_t* const w_end = w + groups;
+        const uint64_t* x = columns;
+        uint64_t ww;
+        if (groups & 1) {
+          ww = *w++;
+          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+          x += IM2COL_PIXELS;
+        }
+        for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
+          ww = w[0];
+          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
+          ww = w[1];
+          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
+        }
+        if (f != NULL) {
+          IM2COL_REQUANTIZE_STORE_3X2(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
+          f += 2, b += 2, y0 += 2;
+          continue;
+        }
+        IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
+        b += 2, q += 2, y0 += 2;
+      } while (w < w_last);
+    }
+    if (pair_end < c_end) im2col_lone_channel(columns, words, groups, pair_end, y, p, k->folded, &clamp);
+    if (dense == NULL) return;
+    first_pixel += IM2COL_PIXELS;
+    if (first_pixel >= dense->pixels) return;
   }
-  if (c < c_end) im2col_lone_channel(columns, words, groups, c, y, p, k->folded, &clamp);
 }
 #undef IM2COL_REQUANTIZE_STORE_3X2
 
@@ -429,31 +485,6 @@ static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* ou
          output->strides[1] == output->shape[2] * output->strides[2] &&
          (input->shape[0] == 1 || (input->strides[0] == input->shape[1] * input->strides[1] &&
                                    output->strides[0] == output->shape[1] * output->strides[1]));
-}
-
-/* im2col_run for a dense pointwise call: three pixels at a time, each
- * pixel's channels widened straight into its column (a last group of fewer
- * repeats its first pixel, as im2col_run does), then im2col_pairs. */
-static void im2col_run_dense_pointwise(const tf_view* input, const tf_view* output, const im2col_call* k,
-                                       const im2col_columns* cols, int32_t out_begin, int32_t out_end,
-                                       uint32_t x_offset_lanes) {
-  const dsp_element* const x = (const dsp_element*)input->data;
-  const ptrdiff_t x_step = input->strides[2], y_step = output->strides[2];
-  const int32_t pixels = output->shape[0] * output->shape[1] * output->shape[2];
-  const int32_t groups = cols->k4 >> 2;
-  dsp_element* const y0 = (dsp_element*)output->data - out_begin;
-  int32_t first_pixel;
-  for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
-    dsp_element* y[IM2COL_PIXELS];
-    const int32_t count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
-    int32_t i;
-    for (i = 0; i < IM2COL_PIXELS; ++i) {
-      const ptrdiff_t pixel = first_pixel + (i < count ? i : 0);
-      y[i] = y0 + pixel * y_step;
-      im2col_widen(cols, i, 0, x + pixel * x_step, groups, x_offset_lanes);
-    }
-    im2col_pairs(cols->words, k, out_begin, out_end, y);
-  }
 }
 
 #endif
@@ -489,7 +520,16 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
 #ifndef TF_CONV_IM2COL_DSP_ACCUMULATE
   const im2col_call k = im2col_make_call(p, row_k4 >> 2);
   if (im2col_is_dense_pointwise(input, output, p, &win)) {
-    im2col_run_dense_pointwise(input, output, &k, &cols, out_begin, out_end, x_offset_lanes);
+    im2col_pointwise dense;
+    dsp_element* y[IM2COL_PIXELS];
+    dense.x = (const dsp_element*)input->data;
+    dense.y = (dsp_element*)output->data - out_begin;
+    dense.x_step = input->strides[2], dense.y_step = output->strides[2];
+    dense.pixels = pixels;
+    dense.words = cols.k4 >> 2;
+    dense.x_offset_lanes = x_offset_lanes;
+    y[0] = y[1] = y[2] = dense.y;
+    if (pixels > 0) im2col_pairs(cols.words, &k, out_begin, out_end, y, &dense); /* a row call may have none */
     return;
   }
 #endif
@@ -525,7 +565,7 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
       {
         dsp_element* y[IM2COL_PIXELS];
         for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets.y[i] - out_begin;
-        im2col_pairs(cols.words, &k, c_begin, c_end, y);
+        im2col_pairs(cols.words, &k, c_begin, c_end, y, (const im2col_pointwise*)0);
       }
 #endif
     }
