@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/concat_in_place.h"
 #include "partition/bottleneck_spans.h"
 #include "partition/cells.h"
 #include "partition/contract_loops.h"
@@ -137,7 +138,7 @@ class Scorer {
   // The buffers live at the state's peak (MOTES V_mb), as buffers of bg; a
   // loop at the peak adds the buffers it keeps inside.
   std::vector<int> find_bottlenecks(const State& state) const {
-    const Evaluation e = evaluate(state);
+    const Evaluation e = evaluate(state, true);
     std::vector<int> original_of(e.cg.graph.buffers.size(), -1);
     for (size_t b = 0; b < bg_.buffers.size(); ++b) {
       if (e.cg.buffer_of[b] >= 0) original_of[static_cast<size_t>(e.cg.buffer_of[b])] = static_cast<int>(b);
@@ -146,6 +147,8 @@ class Scorer {
     for (size_t step = 0; step < e.profile.steps.size(); ++step) {
       if (e.step_bytes[step] != e.peak_bytes) continue;
       for (int b : analysis::live_buffers_at(e.profile, e.cg.graph, static_cast<int>(step))) {
+        // An input written into its Concat's output has no bytes of its own.
+        if (e.cg.graph.buffers[static_cast<size_t>(b)].bytes == 0) continue;
         bottlenecks.insert(original_of[static_cast<size_t>(b)]);
       }
       const int loop = e.cg.loop_of[static_cast<size_t>(e.order[step])];
@@ -161,14 +164,17 @@ class Scorer {
 
  private:
   struct Evaluation {
-    ContractedGraph cg;
+    ContractedGraph cg;  // its graph with Concat inputs in place
     analysis::Order order;
     analysis::MemoryProfile profile;
-    std::vector<int64_t> step_bytes;  // the profile's execution bytes less the loops' overlaps
+    // The execution bytes less the loops' overlaps, Concat inputs in place.
+    std::vector<int64_t> step_bytes;
     int64_t peak_bytes = 0;
   };
 
-  Evaluation evaluate(const State& state) const {
+  // With `lifetimes`, e.profile is the profile of e.cg.graph as scored
+  // (Concat inputs in place); without, only its steps before them.
+  Evaluation evaluate(const State& state, bool lifetimes = false) const {
     std::vector<LoopSummary> loops;
     for (const PartitionScheme& s : state.schemes) {
       loops.push_back({s.operators, facts_.at(key_of(s)).internal_bytes, {}});
@@ -177,13 +183,21 @@ class Scorer {
     e.cg = contract_loops(bg_, loops);
     e.order = contract_order(bg_, e.cg, base_order_);
     e.profile = analysis::compute_memory_profile(e.cg.graph, e.order);
-    e.step_bytes.reserve(e.order.size());
+    std::vector<int64_t> step_bytes(e.order.size(), 0);
     for (size_t step = 0; step < e.order.size(); ++step) {
       const int loop = e.cg.loop_of[static_cast<size_t>(e.order[step])];
       const int64_t shared =
           loop < 0 ? 0 : count_overlap_shared_bytes(state.schemes[static_cast<size_t>(loop)], e, step);
-      e.step_bytes.push_back(e.profile.steps[step].execution_bytes - shared);
+      step_bytes[step] = e.profile.steps[step].execution_bytes - shared;
     }
+    // The lowering writes Concat inputs in place (plan/write_concat_in_place.h):
+    // scored with the same rule. It moves no loop's input or output, so the
+    // overlaps' shared bytes stay as found.
+    analysis::ConcatInPlaceEstimate concats =
+        analysis::write_concat_inputs_in_place(graph_, std::move(e.cg.graph), e.order, std::move(step_bytes));
+    e.cg.graph = std::move(concats.graph);
+    e.step_bytes = std::move(concats.step_bytes);
+    if (lifetimes && concats.inputs_in_place > 0) e.profile = analysis::compute_memory_profile(e.cg.graph, e.order);
     e.peak_bytes = *std::max_element(e.step_bytes.begin(), e.step_bytes.end());
     return e;
   }

@@ -4,8 +4,10 @@
 // State: a set of row schemes (disjoint operator stretches, each with a
 // tile). Its memory M is the peak of the fine-grained graph (each scheme
 // contracted into its loop, contract_loops.h) under `base_order` contracted
-// the same way, less what row-loop overlaps share at their loops' steps when
-// the lowering will declare them (options.row_overlaps); its latency L is the ordinary plan's predicted latency plus
+// the same way, with Concat inputs written in place as the lowering writes
+// them (analysis/concat_in_place.h), less what row-loop overlaps share at
+// their loops' steps when the lowering will declare them
+// (options.row_overlaps); its latency L is the ordinary plan's predicted latency plus
 // each scheme's predicted extra (options.scheme_latency_delta). Iteration:
 //   - bottlenecks: the buffers live at every peak step of the best state
 //     (a loop's own tensors when the peak is inside a loop);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/concat_in_place.h"
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
 #include "plan/remove_buffers.h"
@@ -76,21 +77,22 @@ struct Candidate {
   int64_t axis_offset = 0;  // where its slice starts on the Concat's axis
 };
 
-// Whether `step` is a Concat this pass may serve.
+// Whether `step` is a Concat this pass may serve: a plain step computing
+// the whole output (the rest of the rule is the graph's,
+// analysis/concat_in_place.h).
 bool is_plain_concat(const ir::Graph& graph, const Step& step) {
   if (step.is_loop()) return false;
   const KernelCall& call = step.call();
   if (call.node < 0 || call.mode != CallMode::kWhole || !call.fused.empty() || call.overlap) return false;
   const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
-  return node.op == ir::OpType::kConcat && node.activation.is_none() && call.outputs.size() == 1 &&
-         call.outputs[0].sweeps.empty() && call.inputs.size() == node.inputs.size();
+  return node.op == ir::OpType::kConcat && call.outputs.size() == 1 && call.outputs[0].sweeps.empty() &&
+         call.inputs.size() == node.inputs.size();
 }
 
 std::vector<Candidate> find_candidates(const ir::Graph& graph, const Plan& plan, const BufferUses& uses,
                                        int concat_step) {
   const KernelCall& concat = plan.steps.at(static_cast<size_t>(concat_step)).call();
   const ir::Node& node = graph.nodes.at(static_cast<size_t>(concat.node));
-  const ir::Tensor& y = graph.output_tensor(node, 0);
   const auto axis = static_cast<size_t>(node.attr<ir::ConcatAttrs>().axis);
   std::vector<Candidate> candidates;
   int64_t axis_offset = 0;
@@ -101,7 +103,7 @@ std::vector<Candidate> find_candidates(const ir::Graph& graph, const Plan& plan,
     const int64_t begin = axis_offset;
     axis_offset += x.shape.at(axis);
     const std::vector<PlainUse>& plain = uses.plain[b];
-    if (x.dtype != y.dtype || x.quant != y.quant || plan.buffers[b].role != BufferRole::kActivation ||
+    if (!analysis::may_write_concat_input_in_place(graph, node, i) || plan.buffers[b].role != BufferRole::kActivation ||
         uses.other[b] || !is_whole_dense(plan, view) || plain.size() != 2 || !plain[0].is_output ||
         plain[1].is_output || plain[1].step != concat_step || plain[0].step >= concat_step) {
       continue;
@@ -119,21 +121,20 @@ std::vector<Candidate> find_candidates(const ir::Graph& graph, const Plan& plan,
     }
     candidates.push_back({i, plain[0].step, *output, begin});
   }
-  // Latest writer first: its slice holds the output's buffer for the least time.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.writer > b.writer; });
   return candidates;
 }
 
 // The plan with `chosen` written in place into the Concat at `concat_step`,
 // the buffers they had removed.
-Plan apply_candidates(const ir::Graph& graph, Plan plan, int concat_step, std::span<const Candidate> chosen) {
+Plan apply_candidates(const ir::Graph& graph, Plan plan, int concat_step, std::span<const Candidate> candidates,
+                      std::span<const size_t> chosen) {
   KernelCall& concat = std::get<KernelCall>(plan.steps.at(static_cast<size_t>(concat_step)).what);
   const ir::Node& node = graph.nodes.at(static_cast<size_t>(concat.node));
   const auto axis = static_cast<size_t>(node.attr<ir::ConcatAttrs>().axis);
   const View out = concat.outputs[0];
   std::vector<bool> removed(plan.buffers.size(), false);
-  for (const Candidate& c : chosen) {
+  for (size_t index : chosen) {
+    const Candidate& c = candidates[index];
     View slice = out;
     slice.offset_elements = out.offset_elements + c.axis_offset * out.strides.at(axis);
     slice.shape = concat.inputs[c.input].shape;
@@ -145,20 +146,11 @@ Plan apply_candidates(const ir::Graph& graph, Plan plan, int concat_step, std::s
   return plan;
 }
 
-// Lower is better: the plan's peak, then the most bytes live at a plain step
-// in [first_step, last_step] (the Concat's and its writers'), then the sum of
-// live bytes over all positions.
-struct Score {
-  int64_t peak_bytes = 0;
-  int64_t local_peak_bytes = 0;
-  int64_t sum_bytes = 0;
-
-  auto operator<=>(const Score&) const = default;
-};
-
-Score score(const Plan& plan, int first_step, int last_step) {
+// The plan's ConcatInPlaceScore, its local peak over the plain steps in
+// [first_step, last_step] (the Concat's and its candidates' writers').
+analysis::ConcatInPlaceScore score(const Plan& plan, int first_step, int last_step) {
   const PlanMemory memory = compute_plan_memory(plan);
-  Score s{memory.peak_bytes, 0, 0};
+  analysis::ConcatInPlaceScore s{memory.peak_bytes, 0, 0};
   for (size_t p = 0; p < memory.positions.size(); ++p) {
     const PlanPosition& position = memory.positions[p];
     s.sum_bytes += memory.live_bytes[p];
@@ -181,24 +173,18 @@ ConcatInPlaceResult write_concat_in_place(const ir::Graph& graph, Plan plan) {
     const int concat_step = static_cast<int>(s);
     const std::vector<Candidate> candidates = find_candidates(graph, plan, uses, concat_step);
     if (candidates.empty()) continue;
-    int first_step = concat_step;
-    for (const Candidate& c : candidates) first_step = std::min(first_step, c.writer);
-    Score best_score = score(plan, first_step, concat_step);
-    std::optional<Plan> best;
-    size_t best_count = 0;
-    for (size_t k = 1; k <= candidates.size(); ++k) {
-      Plan trial = apply_candidates(graph, plan, concat_step, std::span(candidates).first(k));
-      const Score trial_score = score(trial, first_step, concat_step);
-      if (trial_score < best_score) {
-        best_score = trial_score;
-        best = std::move(trial);
-        best_count = k;
-      }
-    }
-    if (!best) continue;
-    plan = std::move(*best);
+    std::vector<int> writer_steps;
+    for (const Candidate& c : candidates) writer_steps.push_back(c.writer);
+    const int first_step = *std::min_element(writer_steps.begin(), writer_steps.end());
+    const std::vector<size_t> chosen =
+        analysis::choose_concat_inputs_in_place(writer_steps, [&](std::span<const size_t> trial) {
+          if (trial.empty()) return score(plan, first_step, concat_step);
+          return score(apply_candidates(graph, plan, concat_step, candidates, trial), first_step, concat_step);
+        });
+    if (chosen.empty()) continue;
+    plan = apply_candidates(graph, std::move(plan), concat_step, candidates, chosen);
     uses = find_buffer_uses(plan);
-    result.inputs_in_place += static_cast<int>(best_count);
+    result.inputs_in_place += static_cast<int>(chosen.size());
     ++concats;
   }
   if (result.inputs_in_place > 0) {

@@ -6,21 +6,19 @@
 // at once (NASNet-A ImageNet: six 34,496-B states and their 206,976-B concat
 // at the plan's peak).
 //
-// The slice's buffer is live from its first writer on, so writing an input
-// produced long before the Concat in place holds the whole output that long.
-// Per Concat (in program order), the inputs that may be written in place are
-// taken latest writer first, and the plan keeps the number of them that
-// gives the lowest (peak, sum over positions of live bytes), when that is
-// below the plan without; the plan's order does not change.
+// The rule is analysis/concat_in_place.h's, which the MOTES search scores
+// its states with: what the graph must say (may_write_concat_input_in_place)
+// and which inputs go in place (choose_concat_inputs_in_place: latest writer
+// first, the count with the lowest (peak, bytes live at a plain step between
+// the first writer and the Concat, sum over positions of live bytes), when
+// below none), per Concat in program order; the plan's order does not change.
 //
-// An input may be written in place when: the Concat is a plain step (not in
-// a loop) computing its whole output, with no fused activation, its output
-// view not swept; the input has the output's dtype and quantisation (the
-// Concat is then a plain copy of it: bit-exact); its buffer is a whole
-// intermediate tensor (kActivation, not a model input or output), viewed
-// whole and dense, used by exactly two calls, both plain steps: its writer
-// (which computes a node whole, unfused, without a declared overlap, and
-// does not read the buffer) and the Concat, which reads it once.
+// What the plan must say besides: the Concat is a plain step (not in a loop)
+// computing its whole output, its output view not swept; the input's buffer
+// is a whole intermediate tensor (kActivation, not a model input or output),
+// viewed whole and dense, used by exactly two calls, both plain steps: its
+// writer (which computes a node whole, unfused, without a declared overlap,
+// and does not read the buffer) and the Concat, which reads it once.
 #pragma once
 
 #include <string>
