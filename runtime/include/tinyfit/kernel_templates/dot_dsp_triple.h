@@ -24,14 +24,24 @@ static inline void dot_dsp_triple_widen(const dsp_element* const x[3], int32_t c
   }
 }
 
-/* acc[2 * p + j] += column p . weights w[j] over `groups` groups of four, for
- * the three pixels p and the two channels j. */
-static inline void dot_dsp_triple_3x2(const uint64_t* columns, const dsp_element* w0, const dsp_element* w1,
-                                      int32_t groups, uint32_t w_offset_lanes, int32_t acc[6]) {
-  int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5];
-  const dsp_element* const w_end = w0 + groups * 4;
-  for (; w0 < w_end; w0 += 4, w1 += 4, columns += 3) {
-    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w1);
+/* The six sums of three pixels p and two output channels j, a<p><j>: a
+ * struct returned by value, so that after inlining they stay in registers
+ * (through an int32_t[6] the compiler kept them on the stack around the loops
+ * and spilled the loop's pointers: about 60 Cortex-M4 instructions more per
+ * pair of channels). */
+typedef struct dot_dsp_triple_sums {
+  int32_t a00, a01, a10, a11, a20, a21;
+} dot_dsp_triple_sums;
+
+/* s + column p . weights of channel j over the groups of four of `columns`
+ * up to columns_end, channel 0's weights at w0, channel 1's w1_offset
+ * elements further. */
+static inline dot_dsp_triple_sums dot_dsp_triple_3x2(const uint64_t* columns, const uint64_t* columns_end,
+                                                     const dsp_element* w0, ptrdiff_t w1_offset,
+                                                     uint32_t w_offset_lanes, dot_dsp_triple_sums s) {
+  int32_t a00 = s.a00, a01 = s.a01, a10 = s.a10, a11 = s.a11, a20 = s.a20, a21 = s.a21;
+  for (; columns < columns_end; w0 += 4, columns += 3) {
+    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w0 + w1_offset);
     const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);
     const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);
     const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes), odd1 = dsp_widen_weights_odd(ww1, w_offset_lanes);
@@ -45,7 +55,23 @@ static inline void dot_dsp_triple_3x2(const uint64_t* columns, const dsp_element
     a20 = tf_smlad((uint32_t)l, even0, a20), a21 = tf_smlad((uint32_t)l, even1, a21);
     a20 = tf_smlad((uint32_t)(l >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l >> 32), odd1, a21);
   }
-  acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11, acc[4] = a20, acc[5] = a21;
+  s.a00 = a00, s.a01 = a01, s.a10 = a10, s.a11 = a11, s.a20 = a20, s.a21 = a21;
+  return s;
+}
+
+/* s + the products of inputs [head, count) of x[0..2] (not widened) with
+ * both channels' weights (w0 and w1_offset further), one by one. */
+static inline dot_dsp_triple_sums dot_dsp_triple_3x2_tail(const dsp_element* const x[3], int32_t head, int32_t count,
+                                                          const dsp_element* w0, ptrdiff_t w1_offset, int32_t x_offset,
+                                                          int32_t w_offset, dot_dsp_triple_sums s) {
+  int32_t i;
+  for (i = head; i < count; ++i) {
+    const int32_t v0 = dsp_widen(w0[i], w_offset), v1 = dsp_widen(w0[i + w1_offset], w_offset);
+    const int32_t p0 = dsp_widen(x[0][i], x_offset), p1 = dsp_widen(x[1][i], x_offset);
+    const int32_t p2 = dsp_widen(x[2][i], x_offset);
+    s.a00 += p0 * v0, s.a01 += p0 * v1, s.a10 += p1 * v0, s.a11 += p1 * v1, s.a20 += p2 * v0, s.a21 += p2 * v1;
+  }
+  return s;
 }
 
 #endif /* TINYFIT_KERNEL_TEMPLATES_DOT_DSP_TRIPLE_H_ */

@@ -273,9 +273,9 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
  * at w: the inputs widened once into `columns` (dot_dsp_triple.h), then two
  * channels at a time against the three, each weight loaded once for them,
  * the inputs past the last group of four one by one, requantised and stored
- * as above. Channels in any order: y[0..2] are ring slots, workspace, or
- * output pixels between whose stores the kernel loads nothing (a projection
- * without residual). */
+ * as above; an odd last channel as a pair with itself, stored once. Channels
+ * in any order: y[0..2] are ring slots, workspace, or output pixels between
+ * whose stores the kernel loads nothing (a projection without residual). */
 TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count, const dsp_element* w,
                                                   const ib_dsp_pointwise* stage, uint64_t* columns,
                                                   dsp_element* const y[3]) {
@@ -283,41 +283,27 @@ TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3],
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
   const ptrdiff_t weight_row = stage->weight_row;
-  const int32_t co = stage->out_channels, narrowed = stage->narrowed;
+  const int32_t co = stage->out_channels, narrowed = stage->narrowed, pairs_end = co & ~1;
   const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
   const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
-  const int32_t groups = count >> 2, head = count & ~3;
+  const int32_t head = count & ~3;
+  const uint64_t* const columns_end = columns + 3 * (count >> 2);
   dsp_element *const y0 = y[0], *const y1 = y[1], *const y2 = y[2];
-  int32_t c, i, p;
+  dot_dsp_triple_sums s;
+  int32_t c;
   dot_dsp_triple_widen(x, count, tf_splat_lanes(x_offset), columns);
-  for (c = 0; c < co; c += 2, w += 2 * weight_row) {
-    const int32_t pair = c + 1 < co;
-    const dsp_element* const w1 = pair ? w + weight_row : w;
-    int32_t acc[6];
-    acc[0] = acc[2] = acc[4] = bias[c];
-    acc[1] = acc[3] = acc[5] = bias[c + pair];
-    dot_dsp_triple_3x2(columns, w, w1, groups, w_offset_lanes, acc);
-    for (i = head; i < count; ++i) {
-      const int32_t v0 = dsp_widen(w[i], w_offset), v1 = dsp_widen(w1[i], w_offset);
-      for (p = 0; p < 3; ++p) {
-        const int32_t xp = dsp_widen(x[p][i], x_offset);
-        acc[2 * p] += xp * v0, acc[2 * p + 1] += xp * v1;
-      }
-    }
-    if (!pair) {
-      const tf_requant_channel q = requant[c];
-      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &q), &clamp);
-      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &q), &clamp);
-      y2[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[4], &q), &clamp);
-      break;
-    }
+  for (c = 0; c < pairs_end; c += 2, w += 2 * weight_row) {
+    s.a00 = s.a10 = s.a20 = bias[c];
+    s.a01 = s.a11 = s.a21 = bias[c + 1];
+    s = dot_dsp_triple_3x2(columns, columns_end, w, weight_row, w_offset_lanes, s);
+    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, weight_row, x_offset, w_offset, s);
     {
       const tf_requant_channel q0 = requant[c];
-      const int32_t r00 = dsp_requantize_smmlar(acc[0], &q0), r10 = dsp_requantize_smmlar(acc[2], &q0),
-                    r20 = dsp_requantize_smmlar(acc[4], &q0);
+      const int32_t r00 = dsp_requantize_smmlar(s.a00, &q0), r10 = dsp_requantize_smmlar(s.a10, &q0),
+                    r20 = dsp_requantize_smmlar(s.a20, &q0);
       const tf_requant_channel q1 = requant[c + 1];
-      const int32_t r01 = dsp_requantize_smmlar(acc[1], &q1), r11 = dsp_requantize_smmlar(acc[3], &q1),
-                    r21 = dsp_requantize_smmlar(acc[5], &q1);
+      const int32_t r01 = dsp_requantize_smmlar(s.a01, &q1), r11 = dsp_requantize_smmlar(s.a11, &q1),
+                    r21 = dsp_requantize_smmlar(s.a21, &q1);
       if (narrowed) {
         dsp_store2(y0 + c, r00, r01, &clamp);
         dsp_store2(y1 + c, r10, r11, &clamp);
@@ -328,6 +314,15 @@ TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3],
         dsp_store2_saturated(y2 + c, r20, r21, &clamp);
       }
     }
+  }
+  if (c < co) {
+    const tf_requant_channel q = requant[c];
+    s.a00 = s.a01 = s.a10 = s.a11 = s.a20 = s.a21 = bias[c];
+    s = dot_dsp_triple_3x2(columns, columns_end, w, 0, w_offset_lanes, s);
+    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, 0, x_offset, w_offset, s);
+    y0[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a00, &q), &clamp);
+    y1[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a10, &q), &clamp);
+    y2[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a20, &q), &clamp);
   }
 }
 
