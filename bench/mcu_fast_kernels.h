@@ -8,7 +8,7 @@
 // Beside it: TFLite Micro + CMSIS-NN measured the same way
 // (../shared/notes/BASELINES.md), tinyfit before the fast kernels (issue 13's
 // own table), instructions per MAC, and the code bytes of the runtime kernels
-// the program ships. Then PEX's overhead with the fast kernels: smallest-peak
+// the program ships (and in the notes each candidate's .rodata). Then PEX's overhead with the fast kernels: smallest-peak
 // PEX over ordinary execution, both with workspaces, per CI model.
 // Rows are measured only when the board's output bytes equal the plan
 // executor's; one that cannot be measured says why in its place.
@@ -19,7 +19,11 @@
 namespace tinyfit::mcu {
 
 // Prints both tables as Markdown for the models whose short name is `only`
-// (all when empty); returns how many models it measured.
-int print_fast_kernel_tables(const std::string& only);
+// (all when empty); returns how many models it measured. With
+// `flash_budgets`, the fastest-plan table's programs keep the 1x1
+// convolutions' weights widened within each model's flash budget (the
+// board's 4 MiB, kCiBoardFlashBytes, unless the model is built for less:
+// tinyfit compile --flash, driver/widen_weights.h); without, none.
+int print_fast_kernel_tables(const std::string& only, bool flash_budgets);
 
 }  // namespace tinyfit::mcu

@@ -2,10 +2,12 @@
 
 #include <functional>
 #include <limits>
+#include <set>
 
 #include "checked_model.h"
 #include "exec/add_kernel_workspaces.h"
 #include "exec/plan_work.h"
+#include "exec/wide_weights.h"
 #include "plan/plan_memory.h"
 #include "support/kernel_oracle_reduce_move_cases.h"
 #include "support/kernel_oracle_transformer_cases.h"
@@ -721,8 +723,10 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
     if (!work) return skip(work.error());
     programs.push_back({name, group, graph, std::move(*plan), std::move(*work)});
   };
-  // The plan as built, and again with the workspaces of its calls' fastest
-  // primitives (im2col + GEMM: exec/add_kernel_workspaces.h) when any needs one.
+  // The plan as built, again with the workspaces of its calls' fastest
+  // primitives (im2col + GEMM: exec/add_kernel_workspaces.h) when any needs
+  // one, and that plan with every widenable 1x1 Conv2D's weights widened
+  // (exec/wide_weights.h: the _wide im2col kernels) when it has any.
   auto add_with_workspaces = [&](const std::string& name, const std::string& group, const ir::Graph& graph,
                                  const Result<plan::Plan>& plan) {
     add(name, group, graph, plan);
@@ -730,7 +734,16 @@ std::vector<ProbeProgram> make_probe_programs(int first_seed, int seeds, std::ve
     plan::Plan with_workspaces = *plan;
     const Result<int> added = exec::add_kernel_workspaces(graph, with_workspaces);
     if (!added) return add(name + "_workspace", group, graph, tl::unexpected(added.error()));
-    if (*added > 0) add(name + "_workspace", group, graph, place_and_verify(graph, std::move(with_workspaces)));
+    if (*added == 0) return;
+    Result<plan::Plan> placed = place_and_verify(graph, std::move(with_workspaces));
+    add(name + "_workspace", group, graph, placed);
+    if (!placed) return;
+    const Result<std::vector<exec::WidenableNode>> widenable = exec::find_widenable_nodes(graph, *placed);
+    if (!widenable || widenable->empty()) return;
+    std::set<ir::NodeId> nodes;
+    for (const exec::WidenableNode& n : *widenable) nodes.insert(n.node);
+    exec::mark_wide_weights(*placed, nodes);
+    add(name + "_wide", group, graph, std::move(placed));
   };
   for (const Maker& maker : list_makers()) {
     const bool chain = maker.group.starts_with("chain");

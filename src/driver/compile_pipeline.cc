@@ -8,8 +8,10 @@
 
 #include "analysis/memory_profile.h"
 #include "codegen/emit_model.h"
+#include "cost/cost_table.h"
 #include "driver/compile_choice.h"
 #include "driver/schedule_names.h"
+#include "driver/widen_weights.h"
 #include "plan/plan_walk.h"
 #include "plan/verify_plan.h"
 #include "schedule/order_best.h"
@@ -106,6 +108,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   report.sram_bytes = options.sram_bytes;
   report.latency_budget = options.latency_budget;
   report.flash_bytes = graph.flash_bytes();
+  report.flash_budget = options.flash_bytes;
   report.accumulator_bits = options.accumulator_bits;
   report.target = options.target;
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
@@ -231,6 +234,37 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   //    the least latency overhead.
   report.chosen = choose_candidate(report.candidates, options.sram_bytes, options.latency_budget);
   report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
+
+  // 7b. flash: under --flash, the chosen plan's 1x1 convolutions whose
+  //     widened weights save the most predicted instructions per byte, as
+  //     many as the budget holds (widen_weights.h); a program whose own
+  //     const data exceeds the budget does not fit (exit 3). Widening
+  //     changes no buffer, so the choice above stands.
+  if (options.flash_bytes && report.chosen) {
+    CompileCandidate& chosen = report.candidates.at(*report.chosen);
+    TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
+    TINYFIT_ASSIGN_OR_RETURN(WidenedWeights widened,
+                             widen_weights_within(graph, chosen.plan, *table, *options.flash_bytes));
+    if (widened.const_bytes_before > *options.flash_bytes) {
+      return fail("does not fit --flash " + format_thousands(*options.flash_bytes) + " bytes: the program's const data (" +
+                      chosen.name + ") takes " + format_thousands(widened.const_bytes_before) + " bytes",
+                  ExitCode::kDoesNotFit);
+    }
+    report.const_data_bytes = widened.const_bytes;
+    report.flash_note = std::to_string(widened.widened) + " of " + std::to_string(widened.widenable) +
+                        " 1x1 convolutions' weights widened (+" +
+                        format_thousands(widened.const_bytes - widened.const_bytes_before) + " bytes, about " +
+                        format_thousands(static_cast<int64_t>(widened.saved_instructions)) +
+                        " predicted instructions fewer)";
+    if (!widened.unmeasured.empty()) {
+      report.flash_note += "; not offered, unmeasured: " + widened.unmeasured.front() +
+                           (widened.unmeasured.size() > 1 ? " and others" : "");
+    }
+    if (widened.widened > 0) {
+      chosen.plan = std::move(widened.plan);
+      if (chosen.predicted_instructions) *chosen.predicted_instructions -= widened.saved_instructions;
+    }
+  }
   const CompileCandidate& result = report.result();
   report.bottleneck = describe_plan_bottleneck(graph, result);
   report.schedule = list_schedule_names(graph, bg, find_plan_order(bg, result.plan));

@@ -28,7 +28,12 @@ struct CompileReport {
   size_t reported = 0;
   Bottleneck bottleneck;         // of the reported candidate, at its peak position
   std::vector<std::string> schedule;  // input-model node names of the reported plan, each once
-  int64_t flash_bytes = 0;
+  int64_t flash_bytes = 0;       // the graph's constants (ir::Graph::flash_bytes)
+  std::optional<int64_t> flash_budget;  // options.flash_bytes
+  // With --flash: the chosen program's const arrays in model.c
+  // (widen_weights.h count_const_data_bytes), widened weights included.
+  std::optional<int64_t> const_data_bytes;
+  std::string flash_note;        // with --flash: what widening did
   Verification verification;
   int accumulator_bits = 32;
   std::string target;            // the cost table predicted latencies come from

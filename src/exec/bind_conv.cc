@@ -124,6 +124,10 @@ struct KernelRow {
        tf_##T##_conv2d_im2col__dsp},                                                                         \
       {#T, P::kIm2colDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_im2col_rows__dsp",                        \
        tf_##T##_conv2d_im2col_rows__dsp},                                                                    \
+      {#T, P::kIm2colWideDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_im2col_wide__dsp",                \
+       tf_##T##_conv2d_im2col_wide__dsp},                                                                    \
+      {#T, P::kIm2colWideDsp, Op::kConv2D, K::kRows, "tf_" #T "_conv2d_im2col_wide_rows__dsp",               \
+       tf_##T##_conv2d_im2col_wide_rows__dsp},                                                               \
       {#T, P::kIm2colDsp, Op::kConv2D, K::kAccumulate, "tf_" #T "_conv2d_im2col_accumulate__dsp",            \
        tf_##T##_conv2d_im2col_accumulate__dsp},                                                              \
       {#T, P::kWindowDsp, Op::kConv2D, K::kChannels, "tf_" #T "_conv2d_window__dsp",                         \

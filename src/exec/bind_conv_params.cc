@@ -338,7 +338,8 @@ Result<std::unique_ptr<ConvConstants>> ConvConstants::prepare(const KernelCallCo
 }
 
 RequantRecords requant_records_of(ConvPrimitive primitive) {
-  return primitive == ConvPrimitive::kIm2colDsp || primitive == ConvPrimitive::kDepthwiseDsp
+  return primitive == ConvPrimitive::kIm2colDsp || primitive == ConvPrimitive::kIm2colWideDsp ||
+                 primitive == ConvPrimitive::kDepthwiseDsp
              ? RequantRecords::kFoldedWhenAllFold
              : RequantRecords::kPlain;
 }
@@ -418,6 +419,24 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     }
     own_weights({as_bytes(words).begin(), as_bytes(words).end()});
     weight_c_type_ = "uint32_t";
+  } else if (primitive == ConvPrimitive::kIm2colWideDsp) {
+    // The weights widened (plus the weight offset) into int16 lanes, in
+    // channel pairs (2i, 2i + 1): per pair and group of four taps k..k+3,
+    // four 32-bit words: channel 2i's lanes (k, k + 2) and (k + 1, k + 3),
+    // then 2i + 1's (zeros past the row and the last channel), so the GEMM
+    // loads them without widening.
+    const size_t row = weights_.size() / channels, groups = (row + 3) / 4, pairs = (channels + 1) / 2;
+    std::vector<uint32_t> words(pairs * groups * 4, 0);
+    for (size_t ch = 0; ch < channels; ++ch) {
+      for (size_t k = 0; k < row; ++k) {
+        const uint8_t raw = weights_[ch * row + k];
+        const int32_t w = (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
+        const uint32_t lane = static_cast<uint16_t>(static_cast<int16_t>(w));
+        words[((ch / 2) * groups + k / 4) * 4 + (ch % 2) * 2 + k % 2] |= (k % 4) / 2 ? lane << 16 : lane;
+      }
+    }
+    own_weights({as_bytes(words).begin(), as_bytes(words).end()});
+    weight_c_type_ = "uint64_t";
   } else if (primitive == ConvPrimitive::kIm2colDsp && !accumulates) {
     // Rows rounded up to a multiple of four with zeros, in channel pairs
     // (2i, 2i + 1): one 64-bit word per pair and group of four taps, channel
@@ -560,6 +579,7 @@ ConvCallFacts describe_conv_call(const KernelCallContext& context, const ConvCon
   }
   facts.requantize_fits = constants.requantize_fits();
   facts.symmetric_weights = constants.dtype_token() == "qu8" || p.weight_offset == 0;
+  facts.wide_weights = call.wide_weights;
   return facts;
 }
 

@@ -26,6 +26,7 @@
 #include "exec/kernel_call.h"
 #include "exec/plan_executor.h"
 #include "exec/reference_interpreter.h"
+#include "exec/wide_weights.h"
 #include "ir/verify_graph.h"
 #include "plan/build_plan.h"
 #include "plan/plan_memory.h"
@@ -59,6 +60,7 @@ struct Case {
   Mode mode = Mode::kWhole;
   int64_t tile = 0;         // chunks, rows, accumulation
   bool workspaces = false;  // add_kernel_workspaces before placing
+  bool wide_weights = false;  // the plan stores the node's weights widened (plan::KernelCall::wide_weights)
 };
 
 Layer make_layer(ir::OpType op, int64_t out_channels, int64_t kernel, int64_t stride = 1, int64_t dilation = 1,
@@ -140,6 +142,9 @@ plan::Plan build_plan(const Case& c) {
   if (c.workspaces) {
     EXPECT_TRUE(add_kernel_workspaces(g, plan).has_value());
   }
+  if (c.wide_weights) {
+    EXPECT_GT(mark_wide_weights(plan, {static_cast<ir::NodeId>(g.nodes.size() - 1)}), 0);
+  }
   EXPECT_TRUE(plan::place_plan(plan, "greedy-by-size", {}).has_value());
   return plan;
 }
@@ -212,6 +217,7 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
       {"1x1", {2, 2, 4, 8}, 1, 1, 1, {}},                 // dense pixels over two images (16: not groups of three), K = 8
       {"1x1", {1, 3, 5, 12}, 1, 1, 1, {}},                // dense pixels, K = 12: an odd count of groups of four
       {"1x1", {1, 1, 5, 8}, 1, 1, 1, {}},                 // dense pixels, five: a last group of two
+      {"1x1", {1, 1, 4, 37}, 1, 1, 1, {}},                // K = 37: ten groups (the _wide loop's steps of four)
       {"3x3 same", {1, 5, 7, 3}, 3, 1, 1, {1, 1, 1, 1}},  // K = 27 (not a multiple of four)
       {"3x3 same", {1, 4, 4, 8}, 3, 1, 1, {1, 1, 1, 1}},  // K = 72, taps widened in place
       {"3x3 stride 2", {1, 7, 6, 4}, 3, 2, 1, {1, 1, 1, 1}},
@@ -248,6 +254,15 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
                          Mode::kChannelChunks, tile, true});
       }
       if (!pointwise) continue;
+      // Over weights the plan stores widened: the _wide kernels.
+      cases.push_back({name + " whole, wide weights", "conv2d_im2col_wide__dsp", net, Mode::kWhole, 0, true, true});
+      cases.push_back(
+          {name + " rows of 2, wide weights", "conv2d_im2col_wide_rows__dsp", net, Mode::kRows, 2, true, true});
+      for (int64_t tile : {int64_t{1}, int64_t{2}, int64_t{3}}) {
+        if (tile > out) continue;
+        cases.push_back({name + " chunks of " + std::to_string(tile) + ", wide weights", "conv2d_im2col_wide__dsp",
+                         net, Mode::kChannelChunks, tile, true, true});
+      }
       cases.push_back({name + " whole", "conv2d_1x1__dsp", net, Mode::kWhole});
       cases.push_back({name + " rows of 2", "conv2d_1x1_rows__dsp", net, Mode::kRows, 2});
       cases.push_back({name + " chunks of 1", "conv2d_1x1__dsp", net, Mode::kChannelChunks, 1});
@@ -269,6 +284,8 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
   const Net grouped_pointwise = make_net(dtype, grouped_1x1, make_layer(ir::OpType::kConv2D, 8, 1, 1, 1, {}, 2));
   cases.push_back({describe(dtype, "Conv2D 1x1 groups 2", grouped_1x1, 8) + " whole", "conv2d_im2col__dsp",
                    grouped_pointwise, Mode::kWhole, 0, true});
+  cases.push_back({describe(dtype, "Conv2D 1x1 groups 2", grouped_1x1, 8) + " whole, wide weights",
+                   "conv2d_im2col_wide__dsp", grouped_pointwise, Mode::kWhole, 0, true, true});
   return cases;
 }
 

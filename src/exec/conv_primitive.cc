@@ -7,8 +7,8 @@
 namespace tinyfit::exec {
 namespace {
 
-constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,          ConvPrimitive::kIm2colDsp,
-                                      ConvPrimitive::kPointwiseDsp,       ConvPrimitive::kDepthwisePlanarDsp,
+constexpr std::array kFastestFirst = {ConvPrimitive::kWindowDsp,          ConvPrimitive::kIm2colWideDsp,
+                                      ConvPrimitive::kIm2colDsp,          ConvPrimitive::kPointwiseDsp,       ConvPrimitive::kDepthwisePlanarDsp,
                                       ConvPrimitive::kDepthwiseChannelDsp, ConvPrimitive::kDepthwiseDsp,
                                       ConvPrimitive::kFullyConnectedDsp, ConvPrimitive::kWinogradFloat,
                                       ConvPrimitive::kIm2colFloat,       ConvPrimitive::kDirect};
@@ -56,6 +56,8 @@ std::string_view conv_primitive_name(ConvPrimitive primitive) {
       return "depthwise_channel_dsp";
     case ConvPrimitive::kIm2colDsp:
       return "im2col_dsp";
+    case ConvPrimitive::kIm2colWideDsp:
+      return "im2col_wide_dsp";
     case ConvPrimitive::kPointwiseDsp:
       return "pointwise_dsp";
     case ConvPrimitive::kFullyConnectedDsp:
@@ -98,6 +100,10 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
       if (call.op != ir::OpType::kConv2D || call.in_place) return false;
       if (call.mode == plan::CallMode::kAccumulate) return call.groups == 1 && call.kernel_h * call.kernel_w == 1;
       return call.mode == plan::CallMode::kWhole || call.groups == 1;
+    case ConvPrimitive::kIm2colWideDsp:
+      return call.wide_weights && call.op == ir::OpType::kConv2D && !call.in_place &&
+             call.kernel_h * call.kernel_w == 1 && is_whole_or_chunk(call) &&
+             (call.mode == plan::CallMode::kWhole || call.groups == 1);
     case ConvPrimitive::kPointwiseDsp:
       return call.op == ir::OpType::kConv2D && call.groups == 1 && is_unpadded_1x1(call);
     case ConvPrimitive::kFullyConnectedDsp:
@@ -126,7 +132,7 @@ int64_t count_workspace_bytes(ConvPrimitive primitive, const ConvCallFacts& call
   if (primitive == ConvPrimitive::kDepthwisePlanarDsp) {
     return tf_dwconv2d_planar_workspace_bytes(static_cast<int32_t>(call.out_cols));
   }
-  if (primitive != ConvPrimitive::kIm2colDsp) return 0;
+  if (primitive != ConvPrimitive::kIm2colDsp && primitive != ConvPrimitive::kIm2colWideDsp) return 0;
   const int64_t tap_channels =
       call.mode == plan::CallMode::kAccumulate ? call.call_in_channels : call.in_channels / call.groups;
   return tf_conv2d_im2col_workspace_bytes(static_cast<int32_t>(call.kernel_h * call.kernel_w * tap_channels));

@@ -32,6 +32,8 @@ enum class ConvPrimitive {
                        // chunk (a workspace of channel planes)
   kDepthwiseChannelDsp, // tf_*_dwconv2d_channel__dsp: multiplier 1; chunks of one channel
   kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
+  kIm2colWideDsp,      // tf_*_conv2d_im2col_wide*__dsp: 1x1 Conv2D whose weights the plan stores widened
+                       // (plan::KernelCall::wide_weights); whole, chunk, rows
   kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate
   kWindowDsp,          // tf_*_conv2d_window__dsp: KxK (not 1x1), groups 1; whole / chunk of at most
@@ -76,6 +78,7 @@ struct ConvCallFacts {
   bool requantize_fits = false;     // every channel meets tinyfit/requantize.h's requirement
   bool symmetric_weights = false;   // int8 weights with zero point 0, or uint8 (the __dsp kernels widen
                                     // int8 weights without an offset)
+  bool wide_weights = false;        // the plan stores the node's weights widened (plan::KernelCall)
 };
 
 // Whether `primitive` computes this call (ignoring its workspace).
@@ -90,7 +93,8 @@ inline constexpr int64_t kConvWorkspaceAlignment = 8;
 // whose workspace fits the call's (bytes and alignment); kDirect always does.
 // Order by instructions measured on the emulated Cortex-M4
 // (docs/benchmarks/mcu_latency.md): the window kernel for chunks of one or two
-// channels (it serves nothing wider), then im2col + GEMM before the
+// channels (it serves nothing wider), then im2col + GEMM (over widened
+// weights when the plan stores them so, else over int8 pairs) before the
 // workspace-free 1x1 kernel; for depthwise, the channel planes, then the
 // one-channel kernel for chunks of one channel (on the one-channel chunks
 // both serve, the planes' cost probes ran 1.3-10.7% fewer instructions),

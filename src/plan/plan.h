@@ -197,6 +197,11 @@ struct KernelCall {
   // or 8: PEX §3.4 reduced precision, not exact).
   int accumulator_bits = 32;
   std::optional<DeclaredOverlap> overlap;
+  // The node's weights are stored widened to int16 (a 1x1 Conv2D's im2col
+  // __dsp kernel then widens none: exec/conv_primitive.h kIm2colWideDsp):
+  // twice their flash, chosen within a flash budget (driver/widen_weights.h).
+  // Other calls ignore it.
+  bool wide_weights = false;
   // A fused call (kWhole only) computes `node`, then each of these nodes in
   // order, each reading the one before (the inverted bottleneck: expand,
   // depthwise, project, and an Add of the chain's input). Its inputs are the

@@ -42,6 +42,7 @@ void print_call(std::ostream& out, const ir::Graph& graph, const KernelCall& cal
   }
   out << "  in: " << format_views(call.inputs, nest) << "  out: " << format_views(call.outputs, nest);
   if (call.workspace >= 0) out << "  workspace: b" << call.workspace;
+  if (call.wide_weights) out << "  wide weights";
   if (call.overlap) {
     out << "  overlap: out at in" << call.overlap->input << (call.overlap->offset_bytes < 0 ? "" : "+")
         << call.overlap->offset_bytes << " bytes, " << traversal_name(call.overlap->traversal);

@@ -39,5 +39,8 @@ inline std::vector<CiModel> list_ci_models() {
 // (MCUNet paper, §4); the largest CI program, MobileNetV2-96-w0.35 ordinary,
 // needs 139,716 bytes of it (docs/benchmarks/mcu_latency.md).
 inline constexpr int64_t kCiBoardRamBytes = 320 * 1024;
+// The board's flash (mps2.ld's FLASH region, mps2-an386's 4 MiB): the flash
+// budget of the benches' programs (tinyfit compile --flash).
+inline constexpr int64_t kCiBoardFlashBytes = 4 * 1024 * 1024;
 
 }  // namespace tinyfit::mcu

@@ -16,6 +16,7 @@
 #include "checked_model.h"
 #include "emitted_build.h"
 #include "exec/add_kernel_workspaces.h"
+#include "exec/wide_weights.h"
 #include "exec/plan_executor.h"
 #include "plan/lower_row_loop.h"
 #include "plan/plan_memory.h"
@@ -253,8 +254,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_case
 // channels (its pairs) and a
 // FullyConnected over the flattened
 // pixels (a block of four outputs, a pair, one alone); int8 and uint8, with
-// and without the kernels' workspaces. The board's bytes must equal the plan
-// executor's.
+// and without the kernels' workspaces, and with them and the 1x1 Conv2D's
+// weights stored widened (its _wide im2col kernel). The board's bytes must
+// equal the plan executor's.
 TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteForByte) {
   if (std::string missing = find_missing_tools(Target::kCortexM4); !missing.empty()) {
     GTEST_SKIP() << missing << " is not installed";
@@ -279,7 +281,8 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
     net.set_output(net.add_layer("fc", t, fc, true));
     Result<CheckedModel> m = make_checked_model(std::move(net.graph), std::move(net.inputs));
     ASSERT_TRUE(m) << m.error().format();
-    for (bool workspaces : {false, true}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool workspaces = variant > 0, wide = variant == 2;
       Result<plan::Plan> plan = build_technique_plan(m->graph, Technique::kOrdinary);
       ASSERT_TRUE(plan) << plan.error().format();
       if (workspaces) {
@@ -287,10 +290,16 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
         ASSERT_TRUE(added && *added == 2) << "the two wide Conv2D calls take im2col workspaces";
         ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
       }
+      if (wide) {
+        const auto pointwise_node = std::find_if(m->graph.nodes.begin(), m->graph.nodes.end(),
+                                                 [](const ir::Node& n) { return n.name == "pointwise"; });
+        ASSERT_NE(pointwise_node, m->graph.nodes.end());
+        ASSERT_EQ(exec::mark_wide_weights(*plan, {static_cast<ir::NodeId>(pointwise_node - m->graph.nodes.begin())}), 1);
+      }
       Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
       ASSERT_TRUE(executed) << executed.error().format();
       const std::string name = std::string("fast_kernels/") + std::string(ir::dtype_name(dtype)) +
-                               (workspaces ? "_workspaces" : "");
+                               (workspaces ? "_workspaces" : "") + (wide ? "_wide" : "");
       Result<EmittedBuild> build =
           emit_and_build(m->graph, *plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
       ASSERT_TRUE(build) << build.error().format();
@@ -303,6 +312,9 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDspKernelsEqualThePlanExecutorByteFor
       const std::string window = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_window__dsp";
       EXPECT_TRUE(calls_kernel(*build, window))
           << name << ": the one- and two-channel 3x3 Conv2Ds run " << window;
+      const std::string widened =
+          std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_im2col_wide__dsp";
+      EXPECT_EQ(calls_kernel(*build, widened), wide) << name;
       Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
       ASSERT_TRUE(report) << report.error().format();
       EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;

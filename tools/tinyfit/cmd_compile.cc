@@ -34,6 +34,7 @@ namespace {
 struct CompileCliOptions {
   ModelOption model;
   int64_t sram_bytes = -1;  // -1: no --sram
+  int64_t flash_bytes = -1;  // -1: no --flash
   std::string techniques = "order,inplace,pex,motes,overlap";
   std::string latency_budget = "1.05";  // driver::CompileOptions::latency_budget says why
   std::string order = "best";
@@ -102,6 +103,7 @@ Result<driver::CompileOptions> make_compile_options(const CompileCliOptions& cli
   }
   TINYFIT_ASSIGN_OR_RETURN(options.latency_budget, parse_latency_budget(cli.latency_budget));
   if (cli.sram_bytes >= 0) options.sram_bytes = cli.sram_bytes;
+  if (cli.flash_bytes >= 0) options.flash_bytes = cli.flash_bytes;
   options.order = cli.order;
   options.placement = cli.placement;
   options.target = cli.target;
@@ -140,6 +142,9 @@ Status emit_device_c(const std::vector<codegen::DeviceProgram>& programs, const 
 // --order, --placement and --target apply to every part.
 Status run_compile_device_rows(const CompileCliOptions& cli) {
   if (cli.sram_bytes >= 0) return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
+  if (cli.flash_bytes >= 0) {
+    return fail("--devices: give the flash per device with --device-flash", ExitCode::kBadCommandLine);
+  }
   if (!cli.svg_path.empty()) return not_built_on_devices("the per-device memory chart (--svg)");
   if (cli.dump_plan) return not_built_on_devices("--dump-plan of a device plan");
   driver::RowsCompileOptions options;
@@ -184,6 +189,9 @@ Status run_compile_on_devices(const CompileCliOptions& cli) {
   if (cli.dump_plan) return not_built("--dump-plan of a device plan");
   for (const std::string& flag : cli.single_device_flags) {
     if (flag == "--sram") return fail("--devices: give the SRAM per device with --device-sram", ExitCode::kBadCommandLine);
+    if (flag == "--flash") {
+      return fail("--devices: give the flash per device with --device-flash", ExitCode::kBadCommandLine);
+    }
     return fail("--devices: " + flag + " applies to --partition rows (the partitions by operator run "
                 "every part whole)", ExitCode::kBadCommandLine);
   }
@@ -249,6 +257,9 @@ CommandAction setup_compile_command(CLI::App& app) {
   auto cli = std::make_shared<CompileCliOptions>();
   add_model_option(app, cli->model);
   add_size_option(app, "--sram", cli->sram_bytes, "SRAM budget for the arena");
+  add_size_option(app, "--flash", cli->flash_bytes,
+                  "flash budget for the program's const data (weights and records, not kernel code): it must fit, "
+                  "and 1x1 convolutions keep int16 weights (faster) within it; without it none do");
   app.add_option("--techniques", cli->techniques,
                  "comma list of order, inplace, pex, motes, overlap (or none); the ordinary plan is always built")
       ->capture_default_str();
@@ -320,7 +331,7 @@ CommandAction setup_compile_command(CLI::App& app) {
       ->capture_default_str()
       ->needs(devices);
   return [cli, &app] {
-    for (const char* flag : {"--sram", "--techniques", "--latency-budget", "--order", "--placement", "--target",
+    for (const char* flag : {"--sram", "--flash", "--techniques", "--latency-budget", "--order", "--placement", "--target",
                              "--accumulator-bits"}) {
       if (app.count(flag) > 0) cli->single_device_flags.push_back(flag);
     }

@@ -110,7 +110,12 @@ void print_compile_text(std::ostream& out, const driver::CompileReport& r, const
       << ")\n"
       << "arena_bytes: " << format_thousands(c.arena_bytes) << " (placement " << c.placement << ", fragmentation "
       << format_ratio(plan::compute_fragmentation(c.arena_bytes, c.peak_bytes)) << ")\n"
-      << "flash_bytes: " << format_thousands(r.flash_bytes) << "\n"
+      << "flash_bytes: " << format_thousands(r.flash_bytes) << "\n";
+  if (r.const_data_bytes && r.flash_budget) {
+    out << "const data: " << format_thousands(*r.const_data_bytes) << " bytes within --flash "
+        << format_thousands(*r.flash_budget) << " (" << r.flash_note << ")\n";
+  }
+  out
       << "macs: " << format_thousands(c.macs) << " (" << format_ratio(r.macs_ratio()) << " x ordinary)\n"
       << "predicted instructions (" << r.target << "): "
       << (c.predicted_instructions ? format_thousands(std::llround(*c.predicted_instructions))
@@ -186,6 +191,8 @@ nlohmann::json make_compile_json(const driver::CompileReport& r, const std::stri
           {"peak_bytes", c.peak_bytes},
           {"arena_bytes", c.arena_bytes},
           {"flash_bytes", r.flash_bytes},
+          {"flash_budget", r.flash_budget ? nlohmann::json(*r.flash_budget) : nlohmann::json()},
+          {"const_data_bytes", r.const_data_bytes ? nlohmann::json(*r.const_data_bytes) : nlohmann::json()},
           {"macs", c.macs},
           {"techniques", c.techniques},
           {"bottleneck",

@@ -237,7 +237,12 @@ void tf_qu8_dwconv2d_planar__dsp(const tf_view* input, const tf_view* output, co
  * of tf_conv2d_im2col_workspace_bytes(K) bytes, K = the taps of one call
  * (accumulate: KH * KW * the input view's channels). Whole / chunk, rows
  * (as tf_*_conv2d_direct_rows) and accumulate (1x1 only: the chunk's weights
- * are then contiguous) calls. */
+ * are then contiguous) calls. The _wide kernels take the whole / chunk and
+ * rows calls' weights widened to int16 with the weight offset added,
+ * uint64_t w[ceil(Cout / 2)][K4 / 4][2] (per pair and group of four taps,
+ * channel 2i's lanes (w0, w2) and (w1, w3) in the first word, 2i + 1's in
+ * the second): twice the flash, fewer instructions (the compiler widens a
+ * 1x1 Conv2D's weights only within a flash budget). */
 #define TF_CONV_IM2COL_PIXELS 3
 static inline int32_t tf_conv2d_im2col_workspace_bytes(int32_t k) {
   const int32_t k4 = (k + 3) & ~3;
@@ -251,6 +256,14 @@ void tf_qs8_conv2d_im2col_rows__dsp(const tf_view* input, const tf_view* output,
                                     uint8_t* workspace);
 void tf_qu8_conv2d_im2col_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
                                     uint8_t* workspace);
+void tf_qs8_conv2d_im2col_wide__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_qu8_conv2d_im2col_wide__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                    uint8_t* workspace, int32_t out_begin, int32_t out_end);
+void tf_qs8_conv2d_im2col_wide_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                         uint8_t* workspace);
+void tf_qu8_conv2d_im2col_wide_rows__dsp(const tf_view* input, const tf_view* output, const tf_conv_params* params,
+                                         uint8_t* workspace);
 void tf_qs8_conv2d_im2col_accumulate__dsp(const tf_view* input, const tf_view* accumulator,
                                           const tf_conv_params* params, uint8_t* workspace, int32_t in_begin,
                                           int32_t accumulator_bits, int32_t first_iteration);

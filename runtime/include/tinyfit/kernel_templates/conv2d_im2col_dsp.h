@@ -1,6 +1,8 @@
 /* Conv2D as partial im2col + GEMM with 16-bit lanes, over conv_dsp_arithmetic.h
  * (included first). The including file defines TF_CONV_IM2COL_DSP,
- * TF_CONV_IM2COL_DSP_ROWS or TF_CONV_IM2COL_DSP_ACCUMULATE.
+ * TF_CONV_IM2COL_DSP_ROWS or TF_CONV_IM2COL_DSP_ACCUMULATE, and with one of
+ * the first two TF_CONV_IM2COL_DSP_WIDE for the _wide kernels, whose weights
+ * come widened (below).
  *
  * Three output pixels at a time: their input windows are gathered into the
  * workspace, widened to 16 bits with the input offset added (zero where the
@@ -18,7 +20,14 @@
  * (ky, kx, c) and K4 = K rounded up to a multiple of four (zeros after K):
  * whole / chunk and rows calls take channel pairs, uint64_t
  * w[ceil(Cout / 2)][K4 / 4], channel 2i's four taps of a group in the low
- * word and 2i + 1's in the high word (zeros past Cout); accumulate calls take
+ * word and 2i + 1's in the high word (zeros past Cout); the _wide kernels
+ * take them widened to int16 with the weight offset added by the compiler,
+ * uint64_t w[ceil(Cout / 2)][K4 / 4][2], per pair and group channel 2i's
+ * lanes (w0, w2) and (w1, w3) in the first word and 2i + 1's in the second,
+ * so their GEMM loads weights and widens nothing (two bytes a weight in
+ * flash; per 96 MACs eight weight loads instead of four and sixteen
+ * widenings, four groups a loop step: 74 instructions with GCC 12 -O2);
+ * accumulate calls take
  * int8 / uint8 rows w[Cout][K4], then 4 more zero bytes (a 1x1 accumulate
  * chunk starts at any input channel and reads up to 3 weights past its
  * channels; the workspace's zero lanes cancel them). The workspace (8-byte
@@ -27,6 +36,12 @@
 #include "tinyfit/kernel_templates/conv_taps.h"
 
 #define IM2COL_PIXELS TF_CONV_IM2COL_PIXELS
+/* 64-bit weight words per channel pair and group of four taps. */
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+#define IM2COL_GROUP_WORDS 2
+#else
+#define IM2COL_GROUP_WORDS 1
+#endif
 /* The GEMM below is written out for three pixels. */
 typedef char im2col_three_pixels[IM2COL_PIXELS == 3 ? 1 : -1];
 
@@ -220,15 +235,22 @@ typedef struct im2col_targets {
     const uint32_t even1_ = dsp_widen_weights_even(ww1, w_offset_lanes);                                        \
     const uint32_t odd0_ = dsp_widen_weights_odd(ww0, w_offset_lanes);                                          \
     const uint32_t odd1_ = dsp_widen_weights_odd(ww1, w_offset_lanes);                                          \
+    IM2COL_LANES_3X2(even0_, odd0_, even1_, odd1_, words);                                                      \
+  } while (0)
+
+/* The same group with the weights already widened: lanes (w0, w2) and
+ * (w1, w3) of channel 0 (even0, odd0) and of channel 1 (even1, odd1). */
+#define IM2COL_LANES_3X2(even0, odd0, even1, odd1, words)                                                      \
+  do {                                                                                                          \
     uint64_t l_ = (words)[0];                                                                                   \
-    a00 = tf_smlad((uint32_t)l_, even0_, a00), a01 = tf_smlad((uint32_t)l_, even1_, a01);                       \
-    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a01);         \
+    a00 = tf_smlad((uint32_t)l_, even0, a00), a01 = tf_smlad((uint32_t)l_, even1, a01);                         \
+    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1, a01);           \
     l_ = (words)[1];                                                                                            \
-    a10 = tf_smlad((uint32_t)l_, even0_, a10), a11 = tf_smlad((uint32_t)l_, even1_, a11);                       \
-    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a11);         \
+    a10 = tf_smlad((uint32_t)l_, even0, a10), a11 = tf_smlad((uint32_t)l_, even1, a11);                         \
+    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1, a11);           \
     l_ = (words)[2];                                                                                            \
-    a20 = tf_smlad((uint32_t)l_, even0_, a20), a21 = tf_smlad((uint32_t)l_, even1_, a21);                       \
-    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0_, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1_, a21);         \
+    a20 = tf_smlad((uint32_t)l_, even0, a20), a21 = tf_smlad((uint32_t)l_, even1, a21);                         \
+    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1, a21);           \
   } while (0)
 
 #ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
@@ -271,6 +293,24 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 
 #else
 
+/* A channel pair's group of four taps at w against the three columns at x:
+ * one 64-bit word of raw weights (channel 0's four in the low half, channel
+ * 1's in the high one), or with widened weights two (each channel's lanes
+ * (w0, w2) in the low half, (w1, w3) in the high one). */
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+#define IM2COL_WEIGHT_GROUP(w, x)                                                                   \
+  do {                                                                                              \
+    const uint64_t w0_ = (w)[0], w1_ = (w)[1];                                                      \
+    IM2COL_LANES_3X2((uint32_t)w0_, (uint32_t)(w0_ >> 32), (uint32_t)w1_, (uint32_t)(w1_ >> 32), x); \
+  } while (0)
+#else
+#define IM2COL_WEIGHT_GROUP(w, x)                              \
+  do {                                                         \
+    const uint64_t ww_ = *(w);                                 \
+    IM2COL_GROUP_3X2((uint32_t)ww_, (uint32_t)(ww_ >> 32), x); \
+  } while (0)
+#endif
+
 /* Channel c of the gathered pixels when its pair partner is outside the
  * call's channels (a chunk that starts or ends inside a pair): the pair's
  * dot products, channel c requantised through its folded record when the
@@ -279,14 +319,20 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, int32_t groups, int32_t c,
                                 dsp_element* const y[IM2COL_PIXELS], const tf_conv_params* p,
                                 const tf_requant_folded* folded, const dsp_clamp* clamp) {
+#ifndef TF_CONV_IM2COL_DSP_WIDE
   const uint32_t w_offset_lanes = tf_splat_lanes(p->weight_offset);
+#endif
   const int32_t b = ((const int32_t*)p->bias)[c];
-  const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups;
-  const uint64_t* const w_end = w + groups;
+  const uint64_t* w = words + (ptrdiff_t)(c >> 1) * groups * IM2COL_GROUP_WORDS;
+  const uint64_t* const w_end = w + groups * IM2COL_GROUP_WORDS;
   const uint64_t* x = columns;
   int32_t a00 = b, a01 = b, a10 = b, a11 = b, a20 = b, a21 = b, i;
   int32_t sums[IM2COL_PIXELS];
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+  for (; w < w_end; w += IM2COL_GROUP_WORDS, x += IM2COL_PIXELS) IM2COL_WEIGHT_GROUP(w, x);
+#else
   for (; w < w_end; ++w, x += IM2COL_PIXELS) IM2COL_GROUP_3X2((uint32_t)*w, (uint32_t)(*w >> 32), x);
+#endif
   sums[0] = (c & 1) ? a01 : a00, sums[1] = (c & 1) ? a11 : a10, sums[2] = (c & 1) ? a21 : a20;
   if (folded != NULL) {
     const tf_requant_folded f = folded[c];
@@ -299,7 +345,7 @@ static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, 
 }
 
 /* What every group of pixels of a whole / chunk call shares: the weights,
- * `groups` 64-bit words a channel pair, and the constants of the
+ * `groups` groups of IM2COL_GROUP_WORDS 64-bit words a channel pair, and the constants of the
  * requantisation, made once a call. */
 typedef struct im2col_call {
   const tf_conv_params* p;
@@ -351,6 +397,42 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
     }                                                                                \
   } while (0)
 
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+/* The _wide kernels' pair loop (in im2col_pairs): the pairs from w on until y0 reaches y0_end,
+ * requantised through the records r (of type `Record`, by `requantize`,
+ * stored through `clamp_of`), one copy for the folded records and one for
+ * the plain ones, so that no pair tests which. The first group of four taps
+ * starts from the bias (no copies of it into the six sums), then one and two
+ * more as the count of the groups after it asks, then four groups a step
+ * (74 instructions per 96 MACs with GCC 12 -O2); the step runs through the
+ * columns (their end the call's) and leaves w at the next pair's weights. */
+#define IM2COL_PAIR_LOOP(Record, requantize, r, clamp_of)                                \
+  do {                                                                                   \
+    int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;          \
+    const uint64_t* x = columns + IM2COL_PIXELS;                                         \
+    IM2COL_WEIGHT_GROUP(w, columns);                                                     \
+    w += IM2COL_GROUP_WORDS;                                                             \
+    if (((groups - 1) & 1) != 0) {                                                       \
+      IM2COL_WEIGHT_GROUP(w, x);                                                         \
+      w += IM2COL_GROUP_WORDS, x += IM2COL_PIXELS;                                       \
+    }                                                                                    \
+    if (((groups - 1) & 2) != 0) {                                                       \
+      IM2COL_WEIGHT_GROUP(w, x);                                                         \
+      IM2COL_WEIGHT_GROUP(w + IM2COL_GROUP_WORDS, x + IM2COL_PIXELS);                    \
+      w += 2 * IM2COL_GROUP_WORDS, x += 2 * IM2COL_PIXELS;                               \
+    }                                                                                    \
+    for (; x < x_end; w += 4 * IM2COL_GROUP_WORDS, x += 4 * IM2COL_PIXELS) {             \
+      IM2COL_WEIGHT_GROUP(w, x);                                                         \
+      IM2COL_WEIGHT_GROUP(w + IM2COL_GROUP_WORDS, x + IM2COL_PIXELS);                    \
+      IM2COL_WEIGHT_GROUP(w + 2 * IM2COL_GROUP_WORDS, x + 2 * IM2COL_PIXELS);            \
+      IM2COL_WEIGHT_GROUP(w + 3 * IM2COL_GROUP_WORDS, x + 3 * IM2COL_PIXELS);            \
+    }                                                                                    \
+    IM2COL_REQUANTIZE_STORE_3X2(Record, requantize, r, clamp_of);                        \
+    b += 2, r += 2, y0 += 2;                                                             \
+  } while (y0 < y0_end)
+
+#endif
+
 /* A dense pointwise call's pixels (im2col_is_dense_pointwise): `pixels`
  * evenly spaced pixels from x (x_step elements apart, `words` words of four
  * channels each) and y (y_step apart, already moved back by the call's first
@@ -397,7 +479,9 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
                                        dsp_element* const y_group[IM2COL_PIXELS], const im2col_pointwise* dense) {
   const uint64_t* const words = k->words;
   const int32_t groups = k->groups;
+#ifndef TF_CONV_IM2COL_DSP_WIDE
   const uint32_t w_offset_lanes = k->w_offset_lanes;
+#endif
   const dsp_clamp clamp = k->clamp;
   const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
   const int32_t narrowed = k->narrowed;
@@ -405,8 +489,10 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   /* The pairs [pair_begin, pair_end) and the lone channels before and after. */
   const int32_t lone_first = c_begin & 1;
   const int32_t pair_begin = c_begin + lone_first, pair_end = pair_begin + ((c_end - pair_begin) & ~1);
-  const uint64_t* const w_first = words + (ptrdiff_t)(pair_begin >> 1) * groups;
+  const uint64_t* const w_first = words + (ptrdiff_t)(pair_begin >> 1) * groups * IM2COL_GROUP_WORDS;
+#ifndef TF_CONV_IM2COL_DSP_WIDE
   const uint64_t* const w_last = w_first + (ptrdiff_t)((pair_end - pair_begin) >> 1) * groups;
+#endif
   const int32_t* const b_first = (const int32_t*)p->bias + pair_begin;
   /* One family of records: the folded ones when the compiler emitted
    * them (it then emits no plain ones), else the plain ones. */
@@ -434,6 +520,15 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
       const tf_requant_channel* q = q_first;
       dsp_element* y0 = y[0] + pair_begin;
       const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+      const uint64_t* const x_end = columns + (ptrdiff_t)groups * IM2COL_PIXELS;
+      dsp_element* const y0_end = y0 + (pair_end - pair_begin);
+      if (f != NULL) {
+        IM2COL_PAIR_LOOP(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
+      } else {
+        IM2COL_PAIR_LOOP(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
+      }
+#else
       do {
         int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
         const uint64_t* const w_end = w + groups;
@@ -458,6 +553,7 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
         IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
         b += 2, q += 2, y0 += 2;
       } while (w < w_last);
+#endif
     }
     if (pair_end < c_end) im2col_lone_channel(columns, words, groups, pair_end, y, p, k->folded, &clamp);
     if (dense == NULL) return;
@@ -465,6 +561,8 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
     if (first_pixel >= dense->pixels) return;
   }
 }
+#undef IM2COL_PAIR_LOOP
+#undef IM2COL_WEIGHT_GROUP
 #undef IM2COL_REQUANTIZE_STORE_3X2
 
 /* Whether output pixel i of the call reads input pixel i alone (a 1x1
@@ -488,7 +586,9 @@ static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* ou
 }
 
 #endif
+#undef IM2COL_LANES_3X2
 #undef IM2COL_GROUP_3X2
+#undef IM2COL_GROUP_WORDS
 
 /* The output pixels of `output` (its (0, 0) the node's (out_row, out_col);
  * the input view's (0, 0) the node's input (in_row, in_col)) in groups of
