@@ -183,6 +183,15 @@ std::string format_ratio(double ratio) {
   return text;
 }
 
+// The overlap lowering with the overlaps of unfused calls and the fusions
+// only where the peak needs them.
+plan::OverlapOptions where_the_peak_needs_it() {
+  plan::OverlapOptions options;
+  options.only_where_the_peak_needs_it = true;
+  options.fuse_only_where_the_peak_needs_it = true;
+  return options;
+}
+
 // Lowers a plan with segment-level overlap into a placed, measured candidate.
 using BuildOverlap = std::function<Status(plan::OverlapResult, CompileCandidate&)>;
 
@@ -191,34 +200,36 @@ double predicted_or_infinity(const CompileCandidate& c) {
 }
 
 // The overlap candidate of `unplaced` (overlaps of unfused calls and fused
-// blocks only where the peak needs them) with its fused blocks left unfused
-// one more at a time until its prediction is at most `limit` (each time the
-// blocks the raised peak no longer needs unfused too): first the blocks whose
-// unfusing alone raises the arena by the fewest bytes per predicted
-// instruction saved, ties in step order; blocks not predicted faster unfused
-// (the larger arena can cost faster primitives their workspaces) stay fused.
-// Greedy over each block's own effect, not optimal (blocks interact through
-// the peak). nullopt when no such plan is within the limit and still fuses or
-// overlaps something.
+// blocks only where the peak needs them: `needed`, its lowering, and `fused`,
+// that lowering built when the caller has built it) with its fused blocks
+// left unfused one more at a time until its prediction is at most `limit`
+// (each time the blocks the raised peak no longer needs unfused too): first
+// the blocks whose unfusing alone raises the arena by the fewest bytes per
+// predicted instruction saved, ties in step order; blocks not predicted
+// faster unfused (the larger arena can cost faster primitives their
+// workspaces) stay fused. Greedy over each block's own effect, not optimal
+// (blocks interact through the peak). nullopt when no such plan is within the
+// limit and still fuses or overlaps something.
 Result<std::optional<CompileCandidate>> unfuse_within_latency_budget(const ir::Graph& graph,
-                                                                     const plan::Plan& unplaced, double limit,
-                                                                     const BuildOverlap& build) {
-  plan::OverlapOptions options;
-  options.only_where_the_peak_needs_it = true;
-  options.fuse_only_where_the_peak_needs_it = true;
-  plan::OverlapResult needed = plan::apply_overlap(graph, unplaced, options);
+                                                                     const plan::Plan& unplaced,
+                                                                     plan::OverlapResult needed,
+                                                                     std::optional<CompileCandidate> fused,
+                                                                     double limit, const BuildOverlap& build) {
   const std::vector<ir::NodeId> heads = plan::list_fused_block_heads(needed.plan);
   if (heads.empty()) return std::optional<CompileCandidate>{};
-  CompileCandidate fused;
-  TINYFIT_RETURN_IF_ERROR(build(std::move(needed), fused));
+  if (!fused) {
+    fused.emplace();
+    TINYFIT_RETURN_IF_ERROR(build(std::move(needed), *fused));
+  }
+  plan::OverlapOptions options = where_the_peak_needs_it();
   std::vector<std::pair<double, size_t>> bytes_per_instruction;  // (bytes gained / instructions saved, block)
   for (size_t i = 0; i < heads.size(); ++i) {
     options.leave_unfused = {heads[i]};
     CompileCandidate alone;
     TINYFIT_RETURN_IF_ERROR(build(plan::apply_overlap(graph, unplaced, options), alone));
-    const double saved = predicted_or_infinity(fused) - predicted_or_infinity(alone);
+    const double saved = predicted_or_infinity(*fused) - predicted_or_infinity(alone);
     if (!(saved > 0.0)) continue;
-    const auto gained = static_cast<double>(std::max<int64_t>(alone.arena_bytes - fused.arena_bytes, 0));
+    const auto gained = static_cast<double>(std::max<int64_t>(alone.arena_bytes - fused->arena_bytes, 0));
     bytes_per_instruction.emplace_back(gained / saved, i);
   }
   std::sort(bytes_per_instruction.begin(), bytes_per_instruction.end());
@@ -570,21 +581,25 @@ Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph&
   };
   // The variants: the overlaps of unfused calls only where the peak needs
   // them (the others run the ordinary plan's kernels), then also the fusions
-  // only where the peak needs them, and under --sram where the budget needs
-  // them.
+  // only where the peak needs them (kept: the budget's unfusing starts from
+  // it), and under --sram where the budget needs them.
   std::vector<plan::OverlapOptions> variants(1);
   variants[0].only_where_the_peak_needs_it = true;
-  variants.push_back(variants[0]);
-  variants[1].fuse_only_where_the_peak_needs_it = true;
+  variants.push_back(where_the_peak_needs_it());
   if (options.sram_bytes) {
     variants.push_back(variants[1]);
     variants[2].fusion_peak_allowance_bytes = *options.sram_bytes;
   }
-  for (const plan::OverlapOptions& variant : variants) {
-    plan::OverlapResult lowered = plan::apply_overlap(graph, unplaced, variant);
+  constexpr size_t kNeeded = 1;  // the index of where_the_peak_needs_it()
+  std::optional<plan::OverlapResult> needed;
+  std::optional<CompileCandidate> needed_built;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    plan::OverlapResult lowered = plan::apply_overlap(graph, unplaced, variants[v]);
+    if (v == kNeeded) needed = lowered;
     if (lowered.dropped + lowered.unfused == 0 || lowered.fused + lowered.overlaps == 0) continue;
     CompileCandidate other;
     TINYFIT_RETURN_IF_ERROR(build(std::move(lowered), other));
+    if (v == kNeeded) needed_built = other;
     if (better(other, candidate)) candidate = std::move(other);
   }
   // Without --sram the compile keeps the smallest plan within the latency
@@ -595,7 +610,8 @@ Result<std::optional<CompileCandidate>> build_overlap_candidate(const ir::Graph&
     const double limit = *ordinary_instructions * options.latency_budget;
     if (predicted(candidate) > limit) {
       TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> within,
-                               unfuse_within_latency_budget(graph, unplaced, limit * (1.0 + 1e-9), build));
+                               unfuse_within_latency_budget(graph, unplaced, std::move(*needed),
+                                                            std::move(needed_built), limit * (1.0 + 1e-9), build));
       if (within) candidate = std::move(*within);
     }
   }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <variant>
 #include <vector>
 
+#include "plan/fused_block_peak.h"
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
 #include "plan/remove_buffers.h"
@@ -116,29 +118,39 @@ std::optional<FusedBlock> try_fuse(const ir::Graph& graph, const Plan& plan, con
   return FusedBlock{std::move(fused), std::move(workspace)};
 }
 
-// Drops buffers no call, input or output refers to any more, renumbering
-// the rest in order.
-void drop_unused_buffers(Plan& plan) {
-  const BufferUses uses = find_buffer_uses(plan);
+// Per buffer: no call, input or output refers to it.
+std::vector<bool> find_unused_buffers(const Plan& plan, const BufferUses& uses) {
   std::vector<bool> unused(plan.buffers.size(), false);
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
     const auto id = static_cast<BufferId>(b);
     unused[b] = uses.steps[b].empty() && !uses.in_loop[b] && !is_model_buffer(plan.inputs, id) &&
                 !is_model_buffer(plan.outputs, id);
   }
-  remove_buffers(plan, unused);
+  return unused;
 }
+
+// Drops buffers no call, input or output refers to any more, renumbering
+// the rest in order.
+void drop_unused_buffers(Plan& plan) { remove_buffers(plan, find_unused_buffers(plan, find_buffer_uses(plan))); }
 
 // Fuses every inverted bottleneck it can but those whose first node is in
 // `left_unfused` (and, when `only` is not null, those whose first node is not
 // in it), longest chain (with the residual Add) first, when that does not
 // raise the plan's peak: the ring of expanded pixels is larger than the
 // tensors it replaces on tiny images. Returns how many.
+// The blocks are chosen on the plan as given (a fusion changes neither which
+// later chains can fuse nor the memory at their steps, only the peak they are
+// compared with: FusedBlockPeak), then fused in one pass.
 int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignment,
                               const std::vector<ir::NodeId>& left_unfused, const std::vector<ir::NodeId>* only) {
-  int fused = 0;
-  int64_t peak = compute_plan_memory(plan).peak_bytes;
-  BufferUses uses = find_buffer_uses(plan);  // of `plan`, renewed when a fusion changes it
+  const BufferUses uses = find_buffer_uses(plan);
+  FusedBlockPeak peak(plan, find_unused_buffers(plan, uses));
+  struct Fusion {
+    size_t first_step;
+    size_t length;
+    FusedBlock block;
+  };
+  std::vector<Fusion> fusions;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     for (size_t length : {size_t{4}, size_t{3}}) {
       std::optional<FusedBlock> block = try_fuse(graph, plan, uses, s, length, alignment);
@@ -146,22 +158,30 @@ int fuse_inverted_bottlenecks(const ir::Graph& graph, Plan& plan, int64_t alignm
           (only != nullptr && std::find(only->begin(), only->end(), block->call.node) == only->end())) {
         continue;
       }
-      Plan trial = plan;
-      trial.buffers.push_back(std::move(block->workspace));
-      trial.steps.erase(trial.steps.begin() + static_cast<std::ptrdiff_t>(s),
-                        trial.steps.begin() + static_cast<std::ptrdiff_t>(s + length));
-      trial.steps.insert(trial.steps.begin() + static_cast<std::ptrdiff_t>(s), Step{std::move(block->call)});
-      drop_unused_buffers(trial);
-      const int64_t trial_peak = compute_plan_memory(trial).peak_bytes;
-      if (trial_peak > peak) continue;
-      plan = std::move(trial);
-      peak = trial_peak;
-      uses = find_buffer_uses(plan);
-      ++fused;
+      if (peak.compute_peak_with(s, length, block->workspace.bytes) > peak.peak_bytes()) continue;
+      peak.fuse(s, length, block->workspace.bytes);
+      fusions.push_back({s, length, std::move(*block)});
+      s += length - 1;
       break;
     }
   }
-  return fused;
+  if (fusions.empty()) return 0;
+  // Each fused call gets the next workspace id, in step order.
+  std::vector<Step> steps;
+  steps.reserve(plan.steps.size());
+  size_t next = 0;
+  for (Fusion& fusion : fusions) {
+    std::move(plan.steps.begin() + static_cast<std::ptrdiff_t>(next),
+              plan.steps.begin() + static_cast<std::ptrdiff_t>(fusion.first_step), std::back_inserter(steps));
+    fusion.block.call.workspace = static_cast<BufferId>(plan.buffers.size());
+    plan.buffers.push_back(std::move(fusion.block.workspace));
+    steps.push_back(Step{std::move(fusion.block.call)});
+    next = fusion.first_step + fusion.length;
+  }
+  std::move(plan.steps.begin() + static_cast<std::ptrdiff_t>(next), plan.steps.end(), std::back_inserter(steps));
+  plan.steps = std::move(steps);
+  drop_unused_buffers(plan);
+  return static_cast<int>(fusions.size());
 }
 
 // The rigid chains declared overlaps tie buffers into: each buffer's start
@@ -251,20 +271,28 @@ int declare_overlaps(const ir::Graph& graph, Plan& plan, int64_t alignment) {
 
 // Removes, one call at a time in step order, the overlap of each unfused
 // call when the plan's peak stays at most what it was with every overlap.
+// A declared overlap only lowers the live bytes where its pair of buffers
+// both live (declared_overlaps.h), so removing one adds its shared bytes
+// there and changes nothing else: one memory accounting for all the calls.
 int drop_overlaps_the_peak_does_not_need(Plan& plan) {
-  const int64_t peak = compute_plan_memory(plan).peak_bytes;
+  PlanMemory memory = compute_plan_memory(plan);
+  std::vector<int64_t>& live = memory.live_bytes;
   int dropped = 0;
   for (Step& step : plan.steps) {
     if (step.is_loop()) continue;
     KernelCall& call = std::get<KernelCall>(step.what);
     if (!call.overlap || !call.fused.empty()) continue;
-    const std::optional<DeclaredOverlap> declared = call.overlap;
+    const PlacementBuffer& output = memory.buffers.at(static_cast<size_t>(call.outputs.at(0).buffer));
+    const PlacementBuffer& input = memory.buffers.at(static_cast<size_t>(output.anchor));
+    const int64_t shared = count_anchored_shared_bytes(output, input);
+    const int first = std::max(output.first_step, input.first_step);
+    const int last = std::min({output.last_step, input.last_step, static_cast<int>(live.size()) - 1});
+    bool raises = false;
+    for (int p = first; p <= last; ++p) raises = raises || live[static_cast<size_t>(p)] + shared > memory.peak_bytes;
+    if (raises) continue;
+    for (int p = first; p <= last; ++p) live[static_cast<size_t>(p)] += shared;
     call.overlap.reset();
-    if (compute_plan_memory(plan).peak_bytes > peak) {
-      call.overlap = declared;
-    } else {
-      ++dropped;
-    }
+    ++dropped;
   }
   return dropped;
 }
