@@ -55,7 +55,7 @@ Status print_call_costs(const std::string& model, driver::CompileOptions options
     for (const auto& [kernel, features] : work.at(&call).kernels) {
       const auto row = table->kernels.find(kernel);
       if (row == table->kernels.end()) return fail("the cost table has no row for " + kernel);
-      std::cout << index << "\t" << kernel << "\t" << cost::predict_kernel_instructions(row->second, features) << "\n";
+      std::cout << index << "\t" << kernel << "\t" << cost::predict_kernel_instructions(kernel, row->second, features) << "\n";
     }
     ++index;
     return {};

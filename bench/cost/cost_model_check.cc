@@ -146,7 +146,7 @@ std::string find_dominant_kernel(const cost::CostTable& table, const cost::PlanW
   std::string dominant;
   double most = -1;
   for (const auto& [kernel, features] : work.kernels) {
-    const double predicted = cost::predict_kernel_instructions(table.kernels.find(kernel)->second, features);
+    const double predicted = cost::predict_kernel_instructions(kernel, table.kernels.find(kernel)->second, features);
     if (predicted > most) {
       most = predicted;
       dominant = kernel;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cost/fit_cost_table.h"
+#include "cost/predict.h"
 
 namespace tinyfit::cost {
 namespace {
@@ -42,6 +43,38 @@ TEST(FeatureMask, TheFitGivesAMaskedCountNoWeight) {
   fit_cost_table(table);
   EXPECT_EQ(at(table.kernels.at(kernel).coefficients, Feature::kPairTail), 0);
   EXPECT_GT(at(table.kernels.at(kernel).coefficients, Feature::kGemmDotSteps), 0);
+}
+
+// A row measured before its mask can still hold a weight for a masked count
+// (the 20.0 per kPairTail the Cortex-M4 im2col row kept after d0c286c): the
+// prediction leaves it out, and still uses the row's own counts.
+TEST(FeatureMask, ThePredictionIgnoresAMaskedCoefficient) {
+  const std::string kernel = "tf_qs8_conv2d_im2col__dsp";
+  FeatureVector features{};
+  at(features, Feature::kCalls) = 1;
+  at(features, Feature::kGemmDotSteps) = 100;
+  at(features, Feature::kPairTail) = 1000;
+  at(features, Feature::kPixelPairSlots) = 1000;
+  KernelCost clean;
+  at(clean.coefficients, Feature::kCalls) = 50;
+  at(clean.coefficients, Feature::kGemmDotSteps) = 3;
+  KernelCost stale = clean;
+  at(stale.coefficients, Feature::kPairTail) = 20;
+  at(stale.coefficients, Feature::kPixelPairSlots) = 2.5;
+  EXPECT_EQ(predict_kernel_instructions(kernel, stale, features), 350);
+  EXPECT_EQ(predict_kernel_instructions(kernel, clean, features), 350);
+
+  CostTable table;
+  table.target = "test";
+  table.kernels[kernel] = stale;
+  PlanWork work;
+  work.add_call(kernel, features);
+  const Result<double> predicted = predict_instructions(table, work);
+  ASSERT_TRUE(predicted.has_value());
+  EXPECT_EQ(*predicted, 350);
+
+  // A kernel the mask does not touch keeps every weight.
+  EXPECT_EQ(predict_kernel_instructions("tf_qs8_conv2d_1x1__dsp", stale, features), 350 + 20000 + 2500);
 }
 
 }  // namespace

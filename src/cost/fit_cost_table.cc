@@ -50,13 +50,13 @@ void refit_kernel(CostTable& table, const std::string& kernel, const std::vector
                   std::vector<double>& others, std::vector<double>& predicted) {
   KernelCost& cost = table.kernels[kernel];
   for (size_t r : rows) {
-    others[r] = predicted[r] - predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+    others[r] = predicted[r] - predict_kernel_instructions(kernel, cost, table.probes[r].work.kernels.find(kernel)->second);
   }
   cost.coefficients = refit_block<kFeatureCount>(table, rows, others, [&kernel](const Probe& p) {
     return mask_features(kernel, p.work.kernels.find(kernel)->second);
   });
   for (size_t r : rows) {
-    predicted[r] = others[r] + predict_kernel_instructions(cost, table.probes[r].work.kernels.find(kernel)->second);
+    predicted[r] = others[r] + predict_kernel_instructions(kernel, cost, table.probes[r].work.kernels.find(kernel)->second);
   }
 }
 
@@ -114,7 +114,7 @@ void refit_kernel_rows(CostTable& table, const std::vector<std::string>& kernels
     for (const auto& [kernel, features] : table.probes[r].work.kernels) {
       if (auto listed = rows_of_kernel.find(kernel); listed != rows_of_kernel.end()) listed->second.push_back(r);
       if (auto cost = table.kernels.find(kernel); cost != table.kernels.end()) {
-        predicted[r] += predict_kernel_instructions(cost->second, features);
+        predicted[r] += predict_kernel_instructions(kernel, cost->second, features);
       }
     }
   }

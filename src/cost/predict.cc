@@ -1,10 +1,13 @@
 #include "cost/predict.h"
 
+#include "cost/feature_mask.h"
+
 namespace tinyfit::cost {
 
-double predict_kernel_instructions(const KernelCost& cost, const FeatureVector& features) {
+double predict_kernel_instructions(std::string_view kernel, const KernelCost& cost, const FeatureVector& features) {
+  const FeatureVector used = mask_features(kernel, features);
   double total = 0;
-  for (size_t i = 0; i < features.size(); ++i) total += cost.coefficients[i] * features[i];
+  for (size_t i = 0; i < used.size(); ++i) total += cost.coefficients[i] * used[i];
   return total;
 }
 
@@ -27,7 +30,7 @@ Result<double> predict_instructions(const CostTable& table, const PlanWork& work
   double instructions = 0;
   for (size_t i = 0; i < work.run.size(); ++i) instructions += table.run_coefficients[i] * work.run[i];
   for (const auto& [kernel, features] : work.kernels) {
-    instructions += predict_kernel_instructions(table.kernels.find(kernel)->second, features);
+    instructions += predict_kernel_instructions(kernel, table.kernels.find(kernel)->second, features);
   }
   return instructions;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cost/cost_table.h"
@@ -25,7 +26,9 @@ std::vector<std::string> find_unmeasured_kernels(const CostTable& table, const P
 // a fast plan).
 Result<double> predict_instructions(const CostTable& table, const PlanWork& work);
 
-// One kernel's calls alone (no run counts).
-double predict_kernel_instructions(const KernelCost& cost, const FeatureVector& features);
+// One kernel's calls alone (no run counts): `kernel`'s row times its call
+// features, the counts the row may not use (feature_mask.h) left out, so a
+// coefficient left in a row from before its mask never contributes.
+double predict_kernel_instructions(std::string_view kernel, const KernelCost& cost, const FeatureVector& features);
 
 }  // namespace tinyfit::cost
