@@ -392,6 +392,10 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     p.multiplier = p.shift = nullptr;
   }
   const bool is_signed = dtype_token_ == "qs8";
+  // A stored weight byte as the kernels' lanes hold it: its value plus the weight offset.
+  const auto offset_weight = [&](uint8_t raw) -> int32_t {
+    return (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
+  };
   const auto channels = static_cast<size_t>(p.out_channels);
   if (primitive == ConvPrimitive::kDepthwiseDsp || primitive == ConvPrimitive::kDepthwisePlanarDsp) {
     // int16 lanes of (weight + offset), [ceil(C/4)][KH][KW][4], two per word.
@@ -399,8 +403,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     std::vector<uint32_t> words(groups * taps * 2, 0);
     for (size_t t = 0; t < taps; ++t) {
       for (size_t ch = 0; ch < channels; ++ch) {
-        const uint8_t raw = weights_[t * channels + ch];
-        const int32_t w = (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
+        const int32_t w = offset_weight(weights_[t * channels + ch]);
         const uint32_t lane = static_cast<uint16_t>(static_cast<int16_t>(w));
         words[((ch / 4) * taps + t) * 2 + (ch % 4) / 2] |= ch % 2 ? lane << 16 : lane;
       }
@@ -413,8 +416,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     std::vector<uint32_t> words(channels * taps, 0);
     for (size_t t = 0; t < taps; ++t) {
       for (size_t ch = 0; ch < channels; ++ch) {
-        const uint8_t raw = weights_[t * channels + ch];
-        words[ch * taps + t] = static_cast<uint32_t>((is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset);
+        words[ch * taps + t] = static_cast<uint32_t>(offset_weight(weights_[t * channels + ch]));
       }
     }
     own_weights({as_bytes(words).begin(), as_bytes(words).end()});
@@ -429,8 +431,7 @@ void ConvConstants::pack_for(ConvPrimitive primitive, bool accumulates, RequantR
     std::vector<uint32_t> words(pairs * groups * 4, 0);
     for (size_t ch = 0; ch < channels; ++ch) {
       for (size_t k = 0; k < row; ++k) {
-        const uint8_t raw = weights_[ch * row + k];
-        const int32_t w = (is_signed ? static_cast<int8_t>(raw) : raw) + p.weight_offset;
+        const int32_t w = offset_weight(weights_[ch * row + k]);
         const uint32_t lane = static_cast<uint16_t>(static_cast<int16_t>(w));
         words[((ch / 2) * groups + k / 4) * 4 + (ch % 2) * 2 + k % 2] |= (k % 4) / 2 ? lane << 16 : lane;
       }

@@ -51,6 +51,24 @@ struct OneNodeCase {
   std::function<OracleCase(Random&)> make;
 };
 
+// A placed plan of `m`'s graph on the board: verified, run by the plan
+// executor (which must equal the reference), emitted and built for the
+// Cortex-M4, calling `kernel`, its outputs byte for byte the plan executor's.
+void expect_board_run_as_plan_executor(const CheckedModel& m, const plan::Plan& plan, const std::string& kernel,
+                                       const std::string& name) {
+  ASSERT_TRUE(plan::verify_plan(m.graph, plan)) << name;
+  Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m.graph, plan, m.inputs);
+  ASSERT_TRUE(executed) << executed.error().format();
+  EXPECT_EQ(executed->at(0).bytes, m.reference.at(0).bytes) << name << ": the plan executor against the reference";
+  Result<EmittedBuild> build =
+      emit_and_build(m.graph, plan, m.inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
+  ASSERT_TRUE(build) << build.error().format();
+  EXPECT_TRUE(calls_kernel(*build, kernel)) << name << " runs " << kernel;
+  Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
+  ASSERT_TRUE(report) << report.error().format();
+  EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+}
+
 std::vector<OneNodeCase> list_cases() {
   std::vector<OneNodeCase> cases = {
       {"Conv2D_i8", [](Random& r) { return make_conv_case(r, DType::kI8, ConvKind::kConv); }},
@@ -488,20 +506,10 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheOneChannelDepthwiseKernelEqualThePlan
         ASSERT_TRUE(exec::add_kernel_workspaces(m->graph, plan)) << name;
         ASSERT_TRUE(plan::place_plan(plan, "greedy-by-size", {})) << name;
       }
-      ASSERT_TRUE(plan::verify_plan(m->graph, plan)) << name;
-      Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
-      ASSERT_TRUE(executed) << executed.error().format();
-      EXPECT_EQ(executed->at(0).bytes, m->reference.at(0).bytes) << name << ": the plan executor against the reference";
-      Result<EmittedBuild> build =
-          emit_and_build(m->graph, plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
-      ASSERT_TRUE(build) << build.error().format();
-      const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") +
-                                 (g.planes ? "_dwconv2d_planar__dsp" : "_dwconv2d_channel__dsp");
-      EXPECT_TRUE(calls_kernel(*build, kernel))
-          << name << " runs " << kernel;
-      Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
-      ASSERT_TRUE(report) << report.error().format();
-      EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+      expect_board_run_as_plan_executor(*m, plan,
+                                        std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") +
+                                            (g.planes ? "_dwconv2d_planar__dsp" : "_dwconv2d_channel__dsp"),
+                                        name);
     }
   }
 }
@@ -545,18 +553,8 @@ TEST(EmittedCFastKernels, CortexM4RunsOfTheDensePointwiseChunksEqualThePlanExecu
         ASSERT_TRUE(m) << m.error().format();
         ASSERT_TRUE(exec::add_kernel_workspaces(m->graph, plan)) << name;
         ASSERT_TRUE(plan::place_plan(plan, "greedy-by-size", {})) << name;
-        ASSERT_TRUE(plan::verify_plan(m->graph, plan)) << name;
-        Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, plan, m->inputs);
-        ASSERT_TRUE(executed) << executed.error().format();
-        EXPECT_EQ(executed->at(0).bytes, m->reference.at(0).bytes) << name << ": the plan executor against the reference";
-        Result<EmittedBuild> build =
-            emit_and_build(m->graph, plan, m->inputs, *executed, Target::kCortexM4, kBoardRamBytes, name);
-        ASSERT_TRUE(build) << build.error().format();
-        const std::string kernel = std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_im2col__dsp";
-        EXPECT_TRUE(calls_kernel(*build, kernel)) << name << " runs " << kernel;
-        Result<ProgramReport> report = run_program(Target::kCortexM4, build->executable);
-        ASSERT_TRUE(report) << report.error().format();
-        EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "") << name;
+        expect_board_run_as_plan_executor(
+            *m, plan, std::string("tf_") + (dtype == DType::kI8 ? "qs8" : "qu8") + "_conv2d_im2col__dsp", name);
       }
     }
   }
