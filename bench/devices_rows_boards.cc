@@ -31,6 +31,7 @@
 // Usage: tinyfit_bench_devices_rows --model MODEL --devices N --device-sram SIZE
 //          [--latency-budget D] [--device-mhz F]
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -164,12 +165,14 @@ int run(int argc, char** argv) {
   CLI::App app{"tinyfit_bench_devices_rows: --partition rows plans as linked MPI processes and QEMU boards"};
   std::string model, sram_text;
   int devices = 2;
-  double latency_budget = 1.05, device_mhz = 100;
+  double latency_budget = 1.05, device_mhz = 100, time_limit_seconds = 600;
   app.add_option("--model", model, "path or zoo:NAME")->required();
   app.add_option("--devices", devices, "device count")->required()->check(CLI::Range(2, 8));
   app.add_option("--device-sram", sram_text, "SRAM of every device (128KiB)")->required();
   app.add_option("--latency-budget", latency_budget, "MOTES's delta for every part");
   app.add_option("--device-mhz", device_mhz, "instructions per microsecond");
+  app.add_option("--time-limit", time_limit_seconds,
+                 "seconds for the searches of every part (best found so far after)");
   CLI11_PARSE(app, argc, argv);
   for (LinkKind kind : {LinkKind::kMpi, LinkKind::kUart}) {
     if (const std::string missing = find_missing_link_tools(kind); !missing.empty()) {
@@ -187,6 +190,13 @@ int run(int argc, char** argv) {
   options.limits.link_bytes_per_second = kSpiBytesPerSecond;
   options.single.latency_budget = latency_budget;
   options.device_mhz = device_mhz;
+  options.single.deadline = Deadline(std::chrono::duration<double>(time_limit_seconds));
+  const auto start = std::chrono::steady_clock::now();
+  options.progress = [start](const std::string& line) {
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    std::cerr << "rows [" << std::chrono::duration_cast<std::chrono::seconds>(elapsed).count() << " s]: " << line
+              << std::endl;
+  };
   Result<driver::RowsCompileReport> report = driver::compile_device_rows(*graph, options);
   if (failed(report)) return 1;
   if (!report->fits()) {

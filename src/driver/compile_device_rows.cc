@@ -1,9 +1,11 @@
 #include "driver/compile_device_rows.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <sstream>
 
 #include "devices/balance_bands.h"
 #include "devices/choose_band_stage.h"
@@ -76,13 +78,16 @@ class RowsCompiler {
     // cut whose bands fit too, else the one whose largest arena is smallest.
     std::optional<RowsCompileReport> best;
     for (size_t i = first; i < cuts.size() && static_cast<int>(report_.cuts.size()) < options_.max_cuts + 4; ++i) {
+      if (best && out_of_time()) break;
       TINYFIT_ASSIGN_OR_RETURN(RowsCompileReport candidate, compile_cut(cuts[i]));
       const bool fits = candidate.fits();
       if (!best || fits || largest_excess(candidate) < largest_excess(*best)) best = std::move(candidate);
       if (fits || !tail_fits_) break;
     }
     RowsCompileReport result = std::move(*best);
-    if (result.fits()) {
+    if (out_of_time()) {
+      progress("--time-limit reached: no further stage of bands searched");
+    } else if (result.fits()) {
       TINYFIT_RETURN_IF_ERROR(split_tail(result));
     } else if (one_device_seconds) {
       // No tail after a cut of the first stage fits device 0 whole (a
@@ -129,8 +134,34 @@ class RowsCompiler {
     return excess;
   }
 
-  CompileOptions part_options(int device) const {
+  bool out_of_time() const { return options_.single.deadline.expired(); }
+
+  void progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  // compile_model on one part (`what`: which), with a progress line.
+  Result<CompileReport> compile_part(const ir::Graph& part, const CompileOptions& options,
+                                     const std::string& what) const {
+    const auto start = std::chrono::steady_clock::now();
+    TINYFIT_ASSIGN_OR_RETURN(CompileReport report, compile_model(part, options));
+    if (options_.progress) {
+      std::ostringstream line;
+      line.setf(std::ios::fixed);
+      line.precision(1);
+      line << what << " (" << part.nodes.size() << " operators): arena "
+           << format_thousands(report.result().arena_bytes) << " bytes" << (report.fits() ? "" : ", over its SRAM") << " (peak at '" << report.bottleneck.node << "'), "
+           << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s";
+      options_.progress(line.str());
+    }
+    return report;
+  }
+
+  // `deadline`: this part's share of --time-limit (Deadline::share), so that
+  // no part's search starves the parts compiled after it.
+  CompileOptions part_options(int device, const Deadline& deadline) const {
     CompileOptions options = options_.single;
+    options.deadline = deadline;
     options.sram_bytes = options_.limits.sram_bytes[static_cast<size_t>(device)];
     options.execute = false;  // verify() runs the composition against the whole model's reference
     options.emit_dir.clear();
@@ -149,26 +180,41 @@ class RowsCompiler {
     return *copy;
   }
 
-  Result<CompileReport> compile_tail(int cut) {
+  // A tail compiled to find the cut: half the time left before the 60% kept
+  // for the cut's parts (the bands, which set the devices' SRAM).
+  Deadline tail_search_deadline() const { return options_.single.deadline.keeping(0.6).share(2); }
+
+  // The tail after `cut` compiled on device 0; nullopt without compiling it
+  // when its inputs alone, the boundary gathered whole before it runs,
+  // exceed device 0's SRAM (no plan of it can fit).
+  Result<std::optional<CompileReport>> compile_tail(int cut) {
     std::optional<ir::Graph> staged_copy;
     const ir::Graph tail = devices::extract_tail(stage_graph(graph_, cut, staged_copy), cut, "_tail");
-    return compile_model(tail, part_options(0));
+    int64_t gathered = 0;
+    for (ir::TensorId t : tail.inputs) gathered += tail.tensor(t).size_bytes();
+    if (gathered > options_.limits.sram_bytes[0]) return std::optional<CompileReport>();
+    TINYFIT_ASSIGN_OR_RETURN(CompileReport report, compile_part(tail, part_options(0, tail_search_deadline()),
+                                                                "tail after " + std::to_string(cut) + " operators"));
+    return std::optional<CompileReport>(std::move(report));
   }
 
   // A binary search over the cuts for the first whose tail fits device 0
-  // (a later cut leaves a smaller tail), at most max_cuts compiles; the
-  // last cut when none does.
+  // (a later cut leaves a smaller tail), at most max_cuts compiles, none
+  // after --time-limit; the last cut when none does.
   Result<size_t> find_first_fitting_tail(const std::vector<int>& cuts) {
     size_t lo = 0, hi = cuts.size() - 1;
-    TINYFIT_ASSIGN_OR_RETURN(CompileReport last, compile_tail(cuts[hi]));
-    record_tail(cuts[hi], last);
-    if (!last.fits()) return hi;
+    TINYFIT_ASSIGN_OR_RETURN(const std::optional<CompileReport> last, compile_tail(cuts[hi]));
+    if (last) record_tail(cuts[hi], *last);
+    if (!last || !last->fits()) return hi;
     tail_fits_ = true;
-    for (int compiled = 1; lo < hi && compiled < options_.max_cuts; ++compiled) {
+    for (int compiled = 1; lo < hi && compiled < options_.max_cuts && !out_of_time();) {
       const size_t mid = lo + (hi - lo) / 2;
-      TINYFIT_ASSIGN_OR_RETURN(CompileReport tail, compile_tail(cuts[mid]));
-      record_tail(cuts[mid], tail);
-      if (tail.fits()) {
+      TINYFIT_ASSIGN_OR_RETURN(const std::optional<CompileReport> tail, compile_tail(cuts[mid]));
+      if (tail) {
+        record_tail(cuts[mid], *tail);
+        ++compiled;
+      }
+      if (tail && tail->fits()) {
         hi = mid;
       } else {
         lo = mid + 1;
@@ -195,7 +241,9 @@ class RowsCompiler {
     const ir::Graph& staged = stage_graph(graph_, cut, staged_copy);
     r.boundary = devices::find_head_boundary(staged, cut);
     r.tail_graph = devices::extract_tail(staged, cut, "_tail");
-    TINYFIT_ASSIGN_OR_RETURN(r.tail, compile_model(r.tail_graph, part_options(0)));
+    const std::string cut_name = "cut after " + std::to_string(cut) + " operators";
+    TINYFIT_ASSIGN_OR_RETURN(r.tail, compile_part(r.tail_graph, part_options(0, options_.single.deadline.share(n + 1)),
+                                                  "tail, " + cut_name));
     for (int c = 0; c < cut; ++c) r.head_macs += ir::op_decl(graph_.nodes[static_cast<size_t>(c)].op).count_macs(graph_, graph_.nodes[static_cast<size_t>(c)]);
     TINYFIT_ASSIGN_OR_RETURN(std::vector<std::vector<ir::Range>> shares, devices::balance_row_shares(staged, cut, n));
     for (int d = 0; d < n; ++d) {
@@ -203,7 +251,9 @@ class RowsCompiler {
       part.shares = std::move(shares[static_cast<size_t>(d)]);
       TINYFIT_ASSIGN_OR_RETURN(part.band,
                                devices::crop_rows(staged, cut, part.shares, "_band" + std::to_string(d)));
-      TINYFIT_ASSIGN_OR_RETURN(part.report, compile_model(part.band.graph, part_options(d)));
+      const CompileOptions band_options = part_options(d, options_.single.deadline.share(n - d));
+      TINYFIT_ASSIGN_OR_RETURN(part.report, compile_part(part.band.graph, band_options,
+                                                         "device " + std::to_string(d) + "'s band, " + cut_name));
       r.band_macs += ir::count_graph_macs(part.band.graph);
       r.bands.push_back(std::move(part));
     }
@@ -399,7 +449,7 @@ class RowsCompiler {
     const devices::StageRates rates{one_device_seconds / static_cast<double>(model_macs),
                                     static_cast<double>(options_.limits.link_bytes_per_second)};
     std::vector<int> too_long(graph_.nodes.size(), INT_MAX);  // per begin: the shortest end whose bands did not fit
-    for (int attempt = 0; attempt < options_.max_cuts; ++attempt) {
+    for (int attempt = 0; attempt < options_.max_cuts && !out_of_time(); ++attempt) {
       std::vector<devices::BandStageEstimate> open;
       for (const devices::BandStageEstimate& e : estimates) {
         if (e.end < too_long[static_cast<size_t>(e.begin)]) open.push_back(e);
@@ -464,7 +514,7 @@ class RowsCompiler {
     one.sram_bytes = INT64_MAX;
     one.execute = false;
     one.emit_dir.clear();
-    TINYFIT_ASSIGN_OR_RETURN(const CompileReport alone, compile_model(graph_, one));
+    TINYFIT_ASSIGN_OR_RETURN(const CompileReport alone, compile_part(graph_, one, "one device, unlimited SRAM"));
     if (!alone.result().predicted_instructions || per_second <= 0) return std::optional<double>();
     return std::optional<double>(*alone.result().predicted_instructions / per_second);
   }
@@ -528,6 +578,45 @@ std::vector<int> RowsCompileReport::count_over_limit() const {
   return over;
 }
 
+RowsPeak find_rows_peak(const RowsCompileReport& report) {
+  RowsPeak peak;
+  std::optional<int64_t> largest_excess;
+  const auto consider = [&](size_t device, int stage, bool tail, int64_t bytes, const CompileReport* plan) {
+    const int64_t excess = bytes - report.limits.sram_bytes[device];
+    if (largest_excess && excess <= *largest_excess) return;
+    largest_excess = excess;
+    peak = {static_cast<int>(device), stage, tail, bytes, plan};
+  };
+  int stage = 1;
+  for (const RowsCompileReport* s = &report; s != nullptr; s = s->tail_rows.get(), ++stage) {
+    for (size_t d = 0; d < s->bands.size(); ++d) {
+      consider(d, stage, false, s->bands[d].report.result().arena_bytes, &s->bands[d].report);
+    }
+    if (s->tail_rows) {
+      consider(0, stage, false, s->gather_bytes, nullptr);
+    } else {
+      consider(0, stage, true, s->tail.result().arena_bytes, &s->tail);
+    }
+  }
+  return peak;
+}
+
+std::string describe_rows_peak(const RowsCompileReport& report) {
+  const RowsPeak peak = find_rows_peak(report);
+  std::string text = "device " + std::to_string(peak.device) + ", stage " + std::to_string(peak.stage) +
+                     (!peak.report ? "'s boundary gathered whole" : peak.tail ? "'s tail" : "'s band") + ", " +
+                     format_thousands(peak.bytes) + " bytes";
+  if (!peak.report) return text;
+  const Bottleneck& b = peak.report->bottleneck;
+  text += " at step " + std::to_string(b.step) + ", node '" + b.node + "' (" + b.op + "), live tensors:";
+  constexpr size_t kListed = 6;  // the largest few, then a count
+  for (size_t i = 0; i < b.tensors.size() && i < kListed; ++i) {
+    text += (i == 0 ? " " : ", ") + b.tensors[i].name + " " + format_thousands(b.tensors[i].bytes);
+  }
+  if (b.tensors.size() > kListed) text += " and " + std::to_string(b.tensors.size() - kListed) + " more";
+  return text;
+}
+
 Result<RowsCompileReport> compile_device_rows(const ir::Graph& graph, const RowsCompileOptions& options) {
   if (options.limits.count_devices() < 2) {
     return fail("--partition rows needs at least 2 devices", ExitCode::kBadCommandLine);
@@ -570,7 +659,7 @@ std::string describe_rows_shortfall(const RowsCompileReport& report) {
     }
   }
   return "does not fit the devices with the rows partition (cut after " + std::to_string(report.head_nodes) +
-         " operators): " + text;
+         " operators): " + text + "; the peak: " + describe_rows_peak(report);
 }
 
 }  // namespace tinyfit::driver

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,11 @@ struct RowsCompileOptions {
   double device_mhz = 100;   // instructions per second / 1e6 (one per cycle)
   bool execute = true;       // false: --no-verify
   int max_cuts = 12;         // compile_model runs of the tail spent finding the cut, at most
+  // One line per part compiled (which part, its arena, its seconds); may be
+  // empty. single.deadline (--time-limit) also ends the optional passes: once
+  // it has expired no further cut, stage or attempt is compiled, and the best
+  // plan so far is reported.
+  std::function<void(const std::string&)> progress;
 };
 
 // One device's band of the head, compiled.
@@ -123,6 +129,22 @@ struct RowsCompileReport {
   std::vector<int> count_over_limit() const;
   bool fits() const { return count_over_limit().empty(); }
 };
+
+// The plan that sets the largest excess of a device's SRAM over its limit:
+// the device, the stage (1: the first), and its compile report (the band's, or
+// the tail's); report null when it is device 0's gathered boundary (stage
+// holds gather_bytes before a further stage).
+struct RowsPeak {
+  int device = 0;
+  int stage = 1;
+  bool tail = false;
+  int64_t bytes = 0;
+  const CompileReport* report = nullptr;
+};
+RowsPeak find_rows_peak(const RowsCompileReport& report);
+// "device 0, stage 1's band, 500,176 bytes at step 12, node '...' (Concat),
+// live tensors: ..." (the largest few).
+std::string describe_rows_peak(const RowsCompileReport& report);
 
 // Requires: limits with at least 2 devices; single.sram_bytes and emit_dir unset.
 // Guarantees: verification.verified only after the composed plans ran and every

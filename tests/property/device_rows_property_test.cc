@@ -27,9 +27,11 @@
 // Reproduce one case: TINYFIT_ROWS_SEED=<seed>; more cases: TINYFIT_ROWS_CASES=<n>.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "devices/balance_bands.h"
 #include "devices/crop_rows.h"
@@ -39,6 +41,7 @@
 #include "driver/compile_verify.h"
 #include "exec/reference_interpreter.h"
 #include "partition/motes_search.h"
+#include "support/deadline.h"
 #include "support/random_row_chain.h"
 
 namespace tinyfit {
@@ -199,6 +202,13 @@ TEST(DeviceRows, ComposedPlansUnderRandomSramAreVerifiedAgainstTheReference) {
       }
     }
     EXPECT_GE(report->sram_bytes[0], report->last_stage().tail.result().arena_bytes) << label;
+    // The peak reported is the plan that sets the largest excess over a device's SRAM.
+    const driver::RowsPeak peak = driver::find_rows_peak(*report);
+    for (size_t d = 0; d < report->sram_bytes.size(); ++d) {
+      EXPECT_LE(report->sram_bytes[d] - options.limits.sram_bytes[d],
+                peak.bytes - options.limits.sram_bytes[static_cast<size_t>(peak.device)]) << label;
+    }
+    EXPECT_EQ(peak.bytes, report->sram_bytes[static_cast<size_t>(peak.device)]) << label;
     fitted += report->fits() ? 1 : 0;
     staged += report->count_stages() > 1 ? 1 : 0;
     ++checked;
@@ -206,6 +216,34 @@ TEST(DeviceRows, ComposedPlansUnderRandomSramAreVerifiedAgainstTheReference) {
   EXPECT_GE(checked, 8);
   EXPECT_GE(fitted, 1);  // the limits are random: some fit
   EXPECT_GE(staged, 1);  // and some run their tail by bands again (split-tail)
+}
+
+// --time-limit already reached: no cut, stage or attempt beyond the first is
+// compiled (one tail to find the cut, then one cut), and the plan is still
+// verified against the reference.
+TEST(DeviceRows, AnExpiredTimeLimitCompilesOneCutAndStillVerifies) {
+  int checked = 0;
+  for (uint64_t seed : seeds(8)) {
+    const OracleCase c = row_chain::make_random_row_chain(make_spec(seed));
+    const int parts = 2 + static_cast<int>(seed % 3);
+    if (find_cuts(c.graph, parts).empty()) continue;
+    driver::RowsCompileOptions options;
+    options.single.seed = static_cast<uint32_t>(seed);
+    options.single.deadline = Deadline(std::chrono::duration<double>(0));
+    options.limits.sram_bytes.assign(static_cast<size_t>(parts), 1 << 20);
+    std::vector<std::string> lines;
+    options.progress = [&lines](const std::string& line) { lines.push_back(line); };
+    const std::string label = "seed " + std::to_string(seed) + ", " + std::to_string(parts) + " devices";
+    Result<driver::RowsCompileReport> report = driver::compile_device_rows(c.graph, options);
+    ASSERT_TRUE(report.has_value()) << label << ": " << report.error().message;
+    EXPECT_TRUE(report->verification.verified) << label;
+    EXPECT_EQ(report->count_stages(), 1) << label;
+    EXPECT_LE(report->cuts.size(), 2u) << label;
+    // The one device, the tails and bands compiled, and the note that the search stopped.
+    EXPECT_EQ(lines.size(), 1 + report->cuts.size() + static_cast<size_t>(parts) + 1) << label;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);
 }
 
 // fit-by-stages: longer chains on 2 devices, the SRAM scanned upward from

@@ -65,6 +65,16 @@ std::function<void(std::string_view, double)> make_terminal_progress() {
   };
 }
 
+// --partition rows: a line on standard error per part compiled, with the
+// seconds since the start (a NASNet compile takes minutes).
+std::function<void(const std::string&)> make_rows_progress() {
+  const auto start = std::chrono::steady_clock::now();
+  return [start](const std::string& line) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "rows [%.0f s]: %s\n", seconds, line.c_str());
+  };
+}
+
 Status write_text_file(const std::string& path, const std::string& text) {
   std::ofstream file(path, std::ios::binary);
   file << text;
@@ -154,6 +164,7 @@ Status run_compile_device_rows(const CompileCliOptions& cli) {
   options.device_mhz = cli.devices.device_mhz;
   TINYFIT_ASSIGN_OR_RETURN(const ir::Graph graph, load_model(cli.model));
   options.single.deadline = Deadline(std::chrono::duration<double>(cli.time_limit_seconds));
+  options.progress = make_rows_progress();
   TINYFIT_ASSIGN_OR_RETURN(const driver::RowsCompileReport report, driver::compile_device_rows(graph, options));
   if (cli.json) {
     std::cout << format_json(make_device_rows_json(graph, report)) << std::endl;

@@ -61,6 +61,25 @@ nlohmann::json make_later_stages_json(const driver::RowsCompileReport& r) {
   return stages;
 }
 
+nlohmann::json make_peak_json(const driver::RowsCompileReport& r) {
+  const driver::RowsPeak peak = driver::find_rows_peak(r);
+  nlohmann::json j;
+  j["device"] = peak.device;
+  j["stage"] = peak.stage;
+  j["part"] = !peak.report ? "gathered boundary" : (peak.tail ? "tail" : "band");
+  j["bytes"] = peak.bytes;
+  if (peak.report) {
+    const driver::Bottleneck& b = peak.report->bottleneck;
+    j["step"] = b.step;
+    j["node"] = b.node;
+    j["op"] = b.op;
+    nlohmann::json live = nlohmann::json::array();
+    for (const driver::LiveTensor& t : b.tensors) live.push_back({{"name", t.name}, {"bytes", t.bytes}});
+    j["live_tensors"] = live;
+  }
+  return j;
+}
+
 }  // namespace
 
 void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const driver::RowsCompileReport& r) {
@@ -95,6 +114,7 @@ void print_device_rows_text(std::ostream& out, const ir::Graph& graph, const dri
          "input_bytes: its rows of the model input, halo included):\n";
   table.print(out);
   print_later_stages(out, r);
+  out << "peak: " << escape_for_display(driver::describe_rows_peak(r)) << "\n";
   out << "bytes exchanged: " << format_thousands(r.link_bytes) << " over the links (gather of the boundary rows on "
       << "device 0" << (r.tail_rows ? ", and scatter of the next stage's rows from it" : "") << ")\n";
   if (r.seconds) {
@@ -163,6 +183,7 @@ nlohmann::json make_device_rows_json(const ir::Graph& graph, const driver::RowsC
                     {"fits", c.fits}});
   }
   j["cuts"] = cuts;
+  j["peak"] = make_peak_json(r);
   return j;
 }
 
