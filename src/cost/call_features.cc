@@ -91,9 +91,10 @@ void add_path_features(const std::vector<AxisTaps>& axes, double other_pixels, d
 // The window kernel's path counts (call_features.h, kOddRunPairs ..
 // kPixelPairWork) of a call with two windowed axes `axes` (rows, then
 // columns), `other_pixels` pixels per window position (the batch), writing
-// `channels` output channels. Its interior run along a row is the columns
-// whose window is whole (axes[1].whole_outputs); a row with fewer than two
-// runs every pixel pixel by pixel.
+// `channels` output channels. Its odd runs are the interior run along each
+// row (the columns whose window is whole, axes[1].whole_outputs) and, down
+// each other column, the rows whose window is whole (axes[0].whole_outputs);
+// a run of fewer than two pixels counts as pixel by pixel.
 void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels, double pixels, double channels,
                           double work_per_tap, FeatureVector& f) {
   const double pixel_pairs = pixels * std::ceil(channels / kGemmChannels);
@@ -101,17 +102,24 @@ void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels
   at(f, Feature::kPixelPairSlots) = pixel_pairs;
   at(f, Feature::kPixelPairWork) = inbound_work;
   const bool odd = static_cast<int64_t>(channels) % 2 == 1;
-  if (axes.size() != 2 || !odd || axes[1].whole_outputs < 2) return;
-  const double run = axes[1].whole_outputs;
-  const double run_pairs = std::ceil(run / 2);
+  if (axes.size() != 2 || !odd) return;
+  const double kernel_rows = static_cast<double>(axes[0].kernel), kernel_cols = static_cast<double>(axes[1].kernel);
+  // Along the rows: out_rows runs of `run` pixels over the rows' in-bounds window rows.
+  const double run = axes[1].whole_outputs >= 2 ? axes[1].whole_outputs : 0;
   const double out_rows = other_pixels * axes[0].outputs;
   const double tap_rows = other_pixels * axes[0].inbound;  // window rows in bounds, summed over output rows
-  const double kernel_cols = static_cast<double>(axes[1].kernel);
-  at(f, Feature::kOddRunPairs) = out_rows * run_pairs;
-  at(f, Feature::kOddRunTapRows) = tap_rows * run_pairs;
-  at(f, Feature::kOddRunWork) = tap_rows * run_pairs * kernel_cols * work_per_tap;
-  at(f, Feature::kPixelPairSlots) = pixel_pairs - out_rows * run;
-  at(f, Feature::kPixelPairWork) = inbound_work - tap_rows * run * kernel_cols * work_per_tap;
+  // Down the border columns: runs of `column_run` pixels, every window row in bounds.
+  const double column_run = axes[0].whole_outputs >= 2 ? axes[0].whole_outputs : 0;
+  const double border_cols = other_pixels * (axes[1].outputs - axes[1].whole_outputs);
+  const double border_col_taps = other_pixels * (axes[1].inbound - axes[1].whole_outputs * kernel_cols);
+  const double row_pairs = std::ceil(run / 2), column_pairs = std::ceil(column_run / 2);
+  at(f, Feature::kOddRunPairs) = out_rows * row_pairs + border_cols * column_pairs;
+  at(f, Feature::kOddRunTapRows) = tap_rows * row_pairs + border_cols * column_pairs * kernel_rows;
+  at(f, Feature::kOddRunWork) =
+      (tap_rows * row_pairs * kernel_cols + column_pairs * kernel_rows * border_col_taps) * work_per_tap;
+  at(f, Feature::kPixelPairSlots) = pixel_pairs - out_rows * run - border_cols * column_run;
+  at(f, Feature::kPixelPairWork) =
+      inbound_work - (tap_rows * run * kernel_cols + column_run * kernel_rows * border_col_taps) * work_per_tap;
 }
 
 // Whether the im2col kernels run the call on their dense pointwise path

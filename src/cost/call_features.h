@@ -106,8 +106,9 @@ enum class Feature : int {
   // The window kernel's two paths (conv2d_window_dsp.h): a call with an odd
   // number of output channels runs the channel outside the pairs along each
   // row's interior run (every tap of the window's columns in bounds, at
-  // least two pixels) two pixels at a time, each weight widened once for
-  // both; every other (pixel, channel pair) runs pixel by pixel. A
+  // least two pixels) and down each other column's run of rows whose window
+  // rows are all in bounds, two pixels at a time, each weight widened once
+  // for both; every other (pixel, channel pair) runs pixel by pixel. A
   // one-channel call (partial execution's narrowest chunks) is mostly the
   // first path, a two-channel call all the second, at different costs per
   // pixel, so each path has its counts ("odd runs": the first path; 0 for a

@@ -92,22 +92,24 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
 
 // The window kernel on ConvGraph: columns 1 and 2 see the whole window, so
 // each of the 4 output rows has an interior run of 2 pixels, one pair; the
-// rows' in-bounds window rows sum to 10 (2 + 3 + 3 + 2). With an odd number
+// rows' in-bounds window rows sum to 10 (2 + 3 + 3 + 2). Rows 1 and 2 see
+// every window row, so border columns 0 and 3 (two taps in bounds each) have
+// a run of 2 pixels down them, one pair of 3 window rows. With an odd number
 // of channels the last one runs those pairs; everything else pixel by pixel.
-TEST(ComputeCallFeatures, TheWindowKernelsOddChannelRunsItsInteriorInPixelPairs) {
+TEST(ComputeCallFeatures, TheWindowKernelsOddChannelRunsItsInteriorAndBorderColumnsInPixelPairs) {
   const ConvGraph c;
   const FeatureVector f = compute_call_features(c.whole());  // 3 channels
-  EXPECT_EQ(at(f, Feature::kOddRunPairs), 4);       // 4 rows x 1 pair
-  EXPECT_EQ(at(f, Feature::kOddRunTapRows), 10);    // 10 window rows x 1 pair
-  EXPECT_EQ(at(f, Feature::kOddRunWork), 60);       // x 3 columns x 2 input channels
-  EXPECT_EQ(at(f, Feature::kPixelPairSlots), 24);   // 16 pixels x 2 pairs, less the 8 run pixels
-  EXPECT_EQ(at(f, Feature::kPixelPairWork), 480);   // 600 MACs less 10 x 2 pixels x 3 x 2
+  EXPECT_EQ(at(f, Feature::kOddRunPairs), 6);       // 4 rows x 1 pair + 2 columns x 1 pair
+  EXPECT_EQ(at(f, Feature::kOddRunTapRows), 16);    // 10 window rows x 1 pair + 2 columns x 3
+  EXPECT_EQ(at(f, Feature::kOddRunWork), 84);       // (10 x 3 columns + 3 rows x 4 border taps) x 2 input channels
+  EXPECT_EQ(at(f, Feature::kPixelPairSlots), 20);   // 16 pixels x 2 pairs, less the 8 + 4 run pixels
+  EXPECT_EQ(at(f, Feature::kPixelPairWork), 432);   // 600 MACs less (10 x 2 x 3 + 2 x 3 x 4) x 2
   CallGeometry one = c.whole();
   one.written[3] = {1, 2};  // partial execution's one-channel chunk
   const FeatureVector g = compute_call_features(one);
-  EXPECT_EQ(at(g, Feature::kOddRunPairs), 4);
-  EXPECT_EQ(at(g, Feature::kPixelPairSlots), 8);    // the 8 border-column pixels
-  EXPECT_EQ(at(g, Feature::kPixelPairWork), 80);    // 200 MACs less 120
+  EXPECT_EQ(at(g, Feature::kOddRunPairs), 6);
+  EXPECT_EQ(at(g, Feature::kPixelPairSlots), 4);    // the 4 corner pixels
+  EXPECT_EQ(at(g, Feature::kPixelPairWork), 32);    // 200 MACs less 168: 4 corners x 4 taps x 2
   CallGeometry two = c.whole();
   two.written[3] = {1, 3};  // an even count: every pixel a pair, no odd run
   const FeatureVector h = compute_call_features(two);

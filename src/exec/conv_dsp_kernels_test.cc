@@ -231,6 +231,17 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
       {"5x5 stride 2 asymmetric", {1, 6, 5, 2}, 5, 2, 1, {2, 1, 1, 2}},
       {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},
       {"2x2 valid stride 2", {1, 5, 5, 5}, 2, 2, 1, {}},
+      // Narrow maps, padded on both sides: the window kernel's border columns
+      // run down the rows whose window rows are all in bounds. Width 1 (no
+      // interior column), width 2 over five channels (runs of 10 and 15), width
+      // 3 with one interior column, padding 2 (the outer columns see one tap),
+      // two images, and a stride-2 stem three columns wide.
+      {"3x3 same width 1", {1, 4, 1, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 same width 2", {1, 5, 2, 5}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 same width 3 rgb", {1, 6, 3, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 padding 2 width 3", {1, 7, 3, 3}, 3, 1, 1, {2, 2, 2, 2}},
+      {"3x3 same width 2 rgb", {2, 5, 2, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 stride 2 width 3 rgb", {1, 9, 3, 3}, 3, 2, 1, {1, 1, 1, 1}},
   };
   std::vector<Case> cases;
   for (const Geometry& g : geometries) {
@@ -555,6 +566,17 @@ std::vector<Case> make_float_conv_cases() {
       {"3x3 dilation 2", {1, 6, 7, 3}, 3, 1, 2, {2, 2, 2, 2}},
       {"1x1", {1, 2, 3, 5}, 1, 1, 1, {}},
       {"2x2 valid stride 2", {1, 5, 5, 5}, 2, 2, 1, {}},
+      // Narrow maps, padded on both sides: the window kernel's border columns
+      // run down the rows whose window rows are all in bounds. Width 1 (no
+      // interior column), width 2 over five channels (runs of 10 and 15), width
+      // 3 with one interior column, padding 2 (the outer columns see one tap),
+      // two images, and a stride-2 stem three columns wide.
+      {"3x3 same width 1", {1, 4, 1, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 same width 2", {1, 5, 2, 5}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 same width 3 rgb", {1, 6, 3, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 padding 2 width 3", {1, 7, 3, 3}, 3, 1, 1, {2, 2, 2, 2}},
+      {"3x3 same width 2 rgb", {2, 5, 2, 3}, 3, 1, 1, {1, 1, 1, 1}},
+      {"3x3 stride 2 width 3 rgb", {1, 9, 3, 3}, 3, 2, 1, {1, 1, 1, 1}},
   };
   std::vector<Case> cases;
   for (const Geometry& g : geometries) {

@@ -297,14 +297,33 @@ TF_INNER_LOOP static void window_dsp_pixels(const dsp_element* x, dsp_element* y
 }
 
 #ifdef TF_CONV_WINDOW_DSP
+/* Pixels [0, count) of output column ox of the rows from oy (x_col: image
+ * n's input at row oy's first window row), every window row in bounds: the
+ * column's windows have the same taps in bounds, so they are one run of
+ * window_dsp_pixels down the column (a border column of a one-channel call
+ * is then a run of pixel pairs, not one call a pixel). */
+static void window_dsp_column(const dsp_element* x_col, dsp_element* y_col, int32_t ox, int32_t count,
+                              const tf_view* input, const tf_view* output, int32_t out_begin, int32_t out_end,
+                              const window_dsp_call* k) {
+  const tf_conv_params* p = k->p;
+  const int32_t ix0 = ox * p->stride_w - p->pad_left;
+  int32_t kx_begin, kx_end;
+  conv_tap_range(ix0, p->dilation_w, p->kernel_w, input->shape[2], &kx_begin, &kx_end);
+  window_dsp_pixels(x_col + (ptrdiff_t)(ix0 + kx_begin * p->dilation_w) * input->strides[2],
+                    y_col + (ptrdiff_t)ox * output->strides[2], count, (ptrdiff_t)p->stride_h * input->strides[1],
+                    output->strides[1], out_begin, out_end, 0, p->kernel_h, kx_begin, kx_end - kx_begin, k);
+}
+
 void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_conv_params* p, int32_t out_begin,
                         int32_t out_end) {
   const ptrdiff_t xs0 = input->strides[0], xs1 = input->strides[1], xs2 = input->strides[2];
   const ptrdiff_t ys2 = output->strides[2];
   const int32_t out_cols = output->shape[2], in_cols = input->shape[2];
-  const int32_t last_tap_w = (p->kernel_w - 1) * p->dilation_w;
+  const int32_t out_rows = output->shape[1], in_rows = input->shape[1];
+  const int32_t last_tap_w = (p->kernel_w - 1) * p->dilation_w, last_tap_h = (p->kernel_h - 1) * p->dilation_h;
   window_dsp_call k;
-  int32_t interior_begin = 0, interior_end = out_cols, interior_served = 0, n, oy, ox;
+  int32_t interior_begin = 0, interior_end = out_cols, interior_served = 0, rows_begin = 0, rows_end = out_rows;
+  int32_t n, oy, ox;
   k.p = p;
   k.weights = (const dsp_element*)p->weights;
   k.cin = p->in_channels;
@@ -321,6 +340,9 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
   while (interior_end > interior_begin && (interior_end - 1) * p->stride_w - p->pad_left + last_tap_w >= in_cols) {
     --interior_end;
   }
+  /* Interior rows: every window row in bounds. */
+  while (rows_begin < out_rows && rows_begin * p->stride_h - p->pad_top < 0) ++rows_begin;
+  while (rows_end > rows_begin && (rows_end - 1) * p->stride_h - p->pad_top + last_tap_h >= in_rows) --rows_end;
   if (window_dsp_channel9_serves(p, &k, (ptrdiff_t)p->stride_w * xs2, out_end - out_begin,
                                  interior_end - interior_begin)) {
     window_dsp_channel9(input, output, (dsp_element*)output->data, out_begin, interior_begin,
@@ -328,14 +350,28 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
     interior_served = 1;
   }
   for (n = 0; n < output->shape[0]; ++n) {
-    for (oy = 0; oy < output->shape[1]; ++oy) {
+    const dsp_element* const x_n = (const dsp_element*)input->data + (ptrdiff_t)n * xs0;
+    dsp_element* const y_n = (dsp_element*)output->data + (ptrdiff_t)n * output->strides[0] - out_begin;
+    /* The border columns of the interior rows, a run down each column. */
+    if (rows_end > rows_begin) {
+      const dsp_element* const x_col = x_n + (ptrdiff_t)(rows_begin * p->stride_h - p->pad_top) * xs1;
+      dsp_element* const y_col = y_n + (ptrdiff_t)rows_begin * output->strides[1];
+      for (ox = 0; ox < interior_begin; ++ox) {
+        window_dsp_column(x_col, y_col, ox, rows_end - rows_begin, input, output, out_begin, out_end, &k);
+      }
+      for (ox = interior_end > interior_begin ? interior_end : interior_begin; ox < out_cols; ++ox) {
+        window_dsp_column(x_col, y_col, ox, rows_end - rows_begin, input, output, out_begin, out_end, &k);
+      }
+    }
+    for (oy = 0; oy < out_rows; ++oy) {
       const int32_t iy0 = oy * p->stride_h - p->pad_top;
+      const int32_t border_row = oy < rows_begin || oy >= rows_end;
       int32_t ky_begin, ky_end;
       const dsp_element* x_row;
-      dsp_element* y_row = (dsp_element*)output->data + (ptrdiff_t)n * output->strides[0] +
-                           (ptrdiff_t)oy * output->strides[1] - out_begin;
-      conv_tap_range(iy0, p->dilation_h, p->kernel_h, input->shape[1], &ky_begin, &ky_end);
-      x_row = (const dsp_element*)input->data + (ptrdiff_t)n * xs0 + (ptrdiff_t)(iy0 + ky_begin * p->dilation_h) * xs1;
+      dsp_element* const y_row = y_n + (ptrdiff_t)oy * output->strides[1];
+      if (!border_row && (interior_served || interior_end == interior_begin)) continue;
+      conv_tap_range(iy0, p->dilation_h, p->kernel_h, in_rows, &ky_begin, &ky_end);
+      x_row = x_n + (ptrdiff_t)(iy0 + ky_begin * p->dilation_h) * xs1;
       for (ox = 0; ox < out_cols; ++ox) {
         const int32_t ix0 = ox * p->stride_w - p->pad_left;
         int32_t kx_begin, kx_end, count = 1;
@@ -346,6 +382,8 @@ void TF_CONV_WINDOW_DSP(const tf_view* input, const tf_view* output, const tf_co
             continue;
           }
           kx_begin = 0, kx_end = p->kernel_w;
+        } else if (!border_row) {
+          continue; /* in its column's run */
         } else {
           conv_tap_range(ix0, p->dilation_w, p->kernel_w, in_cols, &kx_begin, &kx_end);
         }
