@@ -170,7 +170,7 @@ FastestRow measure_fastest(const Issue13Model& model, bool flash_budget) {
     Result<plan::Plan> plan = build_fast_plan(m->graph, technique, kCiBoardRamBytes);
     std::string flash_note = "no flash budget";
     if (plan && flash_budget && model.flash_bytes) {
-      // The 1x1 convolutions' weights widened within the flash budget, as
+      // The convolutions' weights widened within the flash budget, as
       // tinyfit compile --flash does (driver/widen_weights.h).
       Result<const cost::CostTable*> table = cost::find_cost_table("cortex-m4");
       Result<driver::WidenedWeights> widened =
@@ -180,7 +180,7 @@ FastestRow measure_fastest(const Issue13Model& model, bool flash_budget) {
         plan = tl::unexpected(widened.error());
       } else {
         flash_note = std::to_string(widened->widened) + " of " + std::to_string(widened->widenable) +
-                     " 1x1 widened within " + std::to_string(*model.flash_bytes) + " B";
+                     " convolutions widened within " + std::to_string(*model.flash_bytes) + " B";
         plan = std::move(widened->plan);
       }
     }

@@ -20,7 +20,7 @@ namespace tinyfit::mcu {
 
 // Prints both tables as Markdown for the models whose short name is `only`
 // (all when empty); returns how many models it measured. With
-// `flash_budgets`, the fastest-plan table's programs keep the 1x1
+// `flash_budgets`, the fastest-plan table's programs keep the
 // convolutions' weights widened within each model's flash budget (the
 // board's 4 MiB, kCiBoardFlashBytes, unless the model is built for less:
 // tinyfit compile --flash, driver/widen_weights.h); without, none.

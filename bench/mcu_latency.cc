@@ -219,7 +219,7 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"issue13", "issue5", "all"}));
   app.add_flag("--no-flash-budget", no_flash_budget,
                "issue13: no widened weights (the programs of tinyfit compile without --flash); by default each "
-               "model's program widens 1x1 weights within the board's 4 MiB of flash");
+               "model's program widens convolution weights within the board's 4 MiB of flash");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

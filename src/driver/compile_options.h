@@ -32,7 +32,7 @@ Result<TechniqueSet> parse_technique_list(std::string_view list);
 
 struct CompileOptions {
   std::optional<int64_t> sram_bytes;  // --sram: the arena must fit in it
-  // --flash: the emitted program's const arrays must fit in it, and 1x1
+  // --flash: the emitted program's const arrays must fit in it, and
   // convolutions may keep widened weights within it (widen_weights.h).
   // Without it no weights are widened: the program's flash is what the
   // model's own weights need, never more.

@@ -235,7 +235,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
   report.chosen = choose_candidate(report.candidates, options.sram_bytes, options.latency_budget);
   report.reported = report.chosen ? *report.chosen : find_smallest_candidate(report.candidates);
 
-  // 7b. flash: under --flash, the chosen plan's 1x1 convolutions whose
+  // 7b. flash: under --flash, the chosen plan's convolutions whose
   //     widened weights save the most predicted instructions per byte, as
   //     many as the budget holds (widen_weights.h); a program whose own
   //     const data exceeds the budget does not fit (exit 3). Widening
@@ -252,7 +252,7 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     }
     report.const_data_bytes = widened.const_bytes;
     report.flash_note = std::to_string(widened.widened) + " of " + std::to_string(widened.widenable) +
-                        " 1x1 convolutions' weights widened (+" +
+                        " convolutions' weights widened (+" +
                         format_thousands(widened.const_bytes - widened.const_bytes_before) + " bytes, about " +
                         format_thousands(static_cast<int64_t>(widened.saved_instructions)) +
                         " predicted instructions fewer)";

@@ -481,16 +481,17 @@ TEST(CompilePipeline, MotesTokenLoopsRunBertTinyInt8BitExact) {
 // Without --sram, an overlap candidate predicted over the latency budget
 // leaves fused blocks unfused until it is within it. MobileNetV2-64 w0.35
 // (zoo, 3 blocks the peak needs fused): in place with every needed block
-// fused it is predicted over 1.12x ordinary (1.133x since the Cortex-M4
-// im2col row's refit and masked prediction; the budget was 1.08 while it was
-// 1.092x), so without the rule the compile would keep the ordinary plan
-// (order:best+inplace alone is slower still, 1.182x); with it, a plan that
-// leaves a block unfused is within 1.12x (1.113x), larger than the all-fused
+// fused it is predicted over 1.13x ordinary (1.144x since the im2col
+// kernels' pixel runs made ordinary's stem faster and their rows were
+// refitted; 1.133x before, with a budget of 1.12; 1.08 while it was 1.092x),
+// so without the rule the compile would keep the ordinary plan
+// (order:best+inplace alone is slower still, 1.185x); with it, a plan that
+// leaves a block unfused is within 1.13x (1.120x), larger than the all-fused
 // one but the smallest within the budget, chosen and verified.
 TEST(CompilePipeline, AnOverlapPlanOverTheLatencyBudgetLeavesBlocksUnfusedUntilWithin) {
   Result<ir::Graph> graph = import::import_model("zoo:mobilenetv2-64-w0.35-int8");
   ASSERT_TRUE(graph) << graph.error().format();
-  constexpr double kBudget = 1.12;
+  constexpr double kBudget = 1.13;
   const std::string name = "order:best+inplace+overlap";
   auto count_fused = [](const plan::Plan& plan) { return plan::list_fused_block_heads(plan).size(); };
   CompileOptions options = make_options("order,inplace,overlap");

@@ -1,4 +1,4 @@
-// The flash budget (`tinyfit compile --flash BYTES`): which 1x1 Conv2Ds keep
+// The flash budget (`tinyfit compile --flash BYTES`): which Conv2Ds keep
 // their weights widened to int16 (exec/wide_weights.h; the im2col __dsp
 // GEMM then widens none) within it. Each widenable node costs flash
 // (ceil(Cout / 2) x ceil(K / 4) x 8 bytes more) and saves the instructions

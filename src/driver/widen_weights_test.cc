@@ -1,4 +1,4 @@
-// The flash budget: which 1x1 convolutions keep widened weights (the most
+// The flash budget: which convolutions keep widened weights (the most
 // predicted instructions saved per byte first, within the budget), the
 // emitted const data it adds, and the widened plan running bit-exact; and a
 // compile without --flash widening nothing.

@@ -264,16 +264,19 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
         cases.push_back({name + " chunks of " + std::to_string(tile), whole_or_chunk_kernel(tile), net,
                          Mode::kChannelChunks, tile, true});
       }
-      if (!pointwise) continue;
-      // Over weights the plan stores widened: the _wide kernels.
-      cases.push_back({name + " whole, wide weights", "conv2d_im2col_wide__dsp", net, Mode::kWhole, 0, true, true});
+      // Over weights the plan stores widened: the _wide kernels (KxK: the
+      // calls the window kernel does not take).
+      if (pointwise || out > exec::kWindowDspMaxChannels) {
+        cases.push_back({name + " whole, wide weights", "conv2d_im2col_wide__dsp", net, Mode::kWhole, 0, true, true});
+      }
       cases.push_back(
           {name + " rows of 2, wide weights", "conv2d_im2col_wide_rows__dsp", net, Mode::kRows, 2, true, true});
       for (int64_t tile : {int64_t{1}, int64_t{2}, int64_t{3}}) {
-        if (tile > out) continue;
+        if (tile > out || (!pointwise && tile <= exec::kWindowDspMaxChannels)) continue;
         cases.push_back({name + " chunks of " + std::to_string(tile) + ", wide weights", "conv2d_im2col_wide__dsp",
                          net, Mode::kChannelChunks, tile, true, true});
       }
+      if (!pointwise) continue;
       cases.push_back({name + " whole", "conv2d_1x1__dsp", net, Mode::kWhole});
       cases.push_back({name + " rows of 2", "conv2d_1x1_rows__dsp", net, Mode::kRows, 2});
       cases.push_back({name + " chunks of 1", "conv2d_1x1__dsp", net, Mode::kChannelChunks, 1});
@@ -287,9 +290,11 @@ std::vector<Case> make_conv_cases(ir::DType dtype) {
     }
   }
   const ir::Shape grouped{1, 5, 4, 6};
+  const Net grouped_3x3 = make_net(dtype, grouped, make_layer(ir::OpType::kConv2D, 9, 3, 2, 1, {1, 1, 1, 1}, 3));
   cases.push_back({describe(dtype, "Conv2D 3x3 stride 2 groups 3", grouped, 9) + " whole", "conv2d_im2col__dsp",
-                   make_net(dtype, grouped, make_layer(ir::OpType::kConv2D, 9, 3, 2, 1, {1, 1, 1, 1}, 3)), Mode::kWhole,
-                   0, true});
+                   grouped_3x3, Mode::kWhole, 0, true});
+  cases.push_back({describe(dtype, "Conv2D 3x3 stride 2 groups 3", grouped, 9) + " whole, wide weights",
+                   "conv2d_im2col_wide__dsp", grouped_3x3, Mode::kWhole, 0, true, true});
   // A grouped 1x1: two groups of four input and four output channels.
   const ir::Shape grouped_1x1{1, 3, 4, 8};
   const Net grouped_pointwise = make_net(dtype, grouped_1x1, make_layer(ir::OpType::kConv2D, 8, 1, 1, 1, {}, 2));

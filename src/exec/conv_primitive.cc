@@ -101,8 +101,7 @@ bool serves(ConvPrimitive primitive, const ConvCallFacts& call) {
       if (call.mode == plan::CallMode::kAccumulate) return call.groups == 1 && call.kernel_h * call.kernel_w == 1;
       return call.mode == plan::CallMode::kWhole || call.groups == 1;
     case ConvPrimitive::kIm2colWideDsp:
-      return call.wide_weights && call.op == ir::OpType::kConv2D && !call.in_place &&
-             call.kernel_h * call.kernel_w == 1 && is_whole_or_chunk(call) &&
+      return call.wide_weights && call.op == ir::OpType::kConv2D && !call.in_place && is_whole_or_chunk(call) &&
              (call.mode == plan::CallMode::kWhole || call.groups == 1);
     case ConvPrimitive::kPointwiseDsp:
       return call.op == ir::OpType::kConv2D && call.groups == 1 && is_unpadded_1x1(call);

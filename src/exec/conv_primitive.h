@@ -32,7 +32,7 @@ enum class ConvPrimitive {
                        // chunk (a workspace of channel planes)
   kDepthwiseChannelDsp, // tf_*_dwconv2d_channel__dsp: multiplier 1; chunks of one channel
   kIm2colDsp,          // tf_*_conv2d_im2col*__dsp: whole, chunk, rows; accumulate when 1x1
-  kIm2colWideDsp,      // tf_*_conv2d_im2col_wide*__dsp: 1x1 Conv2D whose weights the plan stores widened
+  kIm2colWideDsp,      // tf_*_conv2d_im2col_wide*__dsp: a Conv2D whose weights the plan stores widened
                        // (plan::KernelCall::wide_weights); whole, chunk, rows
   kPointwiseDsp,       // tf_*_conv2d_1x1*__dsp: 1x1, no padding; whole, chunk, rows, accumulate
   kFullyConnectedDsp,  // tf_*_fully_connected_direct*__dsp: whole, chunk, accumulate

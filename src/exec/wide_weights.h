@@ -1,4 +1,4 @@
-// The widened weight layout of a 1x1 Conv2D (exec/conv_primitive.h
+// The widened weight layout of a Conv2D (exec/conv_primitive.h
 // kIm2colWideDsp): which nodes of a plan can take it and what it costs in
 // flash, and marking a plan's calls with it (plan::KernelCall::wide_weights).
 // The choice of which nodes to widen is driver/widen_weights.h's.
@@ -22,7 +22,7 @@ struct WidenableNode {
 };
 
 // The nodes every call of which runs the im2col __dsp kernel over int8 pairs
-// today and would run its _wide twin if marked (1x1 Conv2D, quantized, not
+// today and would run its _wide twin if marked (Conv2D, 1x1 or KxK, quantized, not
 // accumulating, each call given its workspace), in node order. A node with
 // any other call (a PEX accumulation, the workspace-free 1x1 kernel) is not
 // listed: its weights would be stored in two layouts.

@@ -197,7 +197,7 @@ struct KernelCall {
   // or 8: PEX §3.4 reduced precision, not exact).
   int accumulator_bits = 32;
   std::optional<DeclaredOverlap> overlap;
-  // The node's weights are stored widened to int16 (a 1x1 Conv2D's im2col
+  // The node's weights are stored widened to int16 (a Conv2D's im2col
   // __dsp kernel then widens none: exec/conv_primitive.h kIm2colWideDsp):
   // twice their flash, chosen within a flash budget (driver/widen_weights.h).
   // Other calls ignore it.

@@ -270,7 +270,7 @@ CommandAction setup_compile_command(CLI::App& app) {
   add_size_option(app, "--sram", cli->sram_bytes, "SRAM budget for the arena");
   add_size_option(app, "--flash", cli->flash_bytes,
                   "flash budget for the program's const data (weights and records, not kernel code): it must fit, "
-                  "and 1x1 convolutions keep int16 weights (faster) within it; without it none do");
+                  "and convolutions keep int16 weights (faster) within it; without it none do");
   app.add_option("--techniques", cli->techniques,
                  "comma list of order, inplace, pex, motes, overlap (or none); the ordinary plan is always built")
       ->capture_default_str();

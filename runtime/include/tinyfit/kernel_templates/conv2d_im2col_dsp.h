@@ -114,6 +114,67 @@ static inline void im2col_copy(const im2col_columns* cols, int32_t p, int32_t k,
   for (; i < count; ++i) cols->staging[k + i] = x[i];
 }
 
+/* Pixel p's column from a window whose every tap is in the input and whose
+ * rows are contiguous runs of kernel_w * channels elements (not dilated
+ * along the row, the view dense along it): x_row at its first tap, row_step
+ * elements between its rows. Taps of a multiple of four channels are widened
+ * row by row straight into the column; other widths (an RGB stem) are copied
+ * row by row as raw elements into the staging row, then widened as one. */
+static inline void im2col_gather_inside(const im2col_columns* cols, int32_t p, const dsp_element* x_row,
+                                        ptrdiff_t row_step, const im2col_window* win, dsp_element zero_point,
+                                        uint32_t x_offset_lanes) {
+  const int32_t row_elements = win->kernel_w * win->channels;
+  const int32_t k = win->kernel_h * row_elements;
+  dsp_element* staged = cols->staging;
+  int32_t ky;
+  if ((win->channels & 3) == 0) {
+    for (ky = 0; ky < win->kernel_h; ++ky, x_row += row_step) {
+      im2col_widen(cols, p, (ky * row_elements) >> 2, x_row, row_elements >> 2, x_offset_lanes);
+    }
+    return;
+  }
+  if (win->kernel_h == 3 && row_elements == 9) {
+    /* 3x3 over three channels: the window's 27 elements and a 28th lane
+     * (the zero point: it widens to 0) as seven words read straight from
+     * its three rows (unaligned loads within each row's nine bytes) and
+     * widened into the column, no staging row (staging cost about 100
+     * instructions a pixel). */
+    const dsp_element* const r1 = x_row + row_step;
+    const dsp_element* const r2 = r1 + row_step;
+    uint64_t* const out = cols->words + p;
+    im2col_widen_word(out, tf_load_u32(x_row), x_offset_lanes);
+    im2col_widen_word(out + IM2COL_PIXELS, tf_load_u32(x_row + 4), x_offset_lanes);
+    im2col_widen_word(out + 2 * IM2COL_PIXELS, (uint32_t)(uint8_t)x_row[8] | tf_load_u32(r1) << 8, x_offset_lanes);
+    im2col_widen_word(out + 3 * IM2COL_PIXELS, tf_load_u32(r1 + 3), x_offset_lanes);
+    im2col_widen_word(out + 4 * IM2COL_PIXELS, ((uint32_t)tf_load_s16(r1 + 7) & 0xffffu) | tf_load_u32(r2) << 16,
+                      x_offset_lanes);
+    im2col_widen_word(out + 5 * IM2COL_PIXELS, tf_load_u32(r2 + 2), x_offset_lanes);
+    im2col_widen_word(out + 6 * IM2COL_PIXELS, tf_load_u32(r2 + 5) >> 8 | (uint32_t)(uint8_t)zero_point << 24,
+                      x_offset_lanes);
+    return;
+  }
+  for (ky = 0; ky < win->kernel_h; ++ky, x_row += row_step, staged += row_elements) {
+    int32_t i = 0;
+    if (row_elements == 9) {
+      /* 3 taps x 3 channels, written out: two words and a byte. */
+      tf_store_u32(staged, tf_load_u32(x_row));
+      tf_store_u32(staged + 4, tf_load_u32(x_row + 4));
+      staged[8] = x_row[8];
+      continue;
+    }
+    for (; i + 4 <= row_elements; i += 4) tf_store_u32(staged + i, tf_load_u32(x_row + i));
+    for (; i < row_elements; ++i) staged[i] = x_row[i];
+  }
+  im2col_fill(cols, p, k, cols->k4 - k, 0, zero_point);
+  im2col_widen(cols, p, 0, cols->staging, cols->k4 >> 2, x_offset_lanes);
+}
+
+/* Whether a window's rows are contiguous runs in the input view
+ * (im2col_gather_inside's requirement). */
+static inline int32_t im2col_rows_contiguous(const tf_view* input, const im2col_window* win) {
+  return win->dilation_w == 1 && input->strides[2] == win->channels;
+}
+
 /* Pixel p's column from the input view (its channel 0 is the first of the
  * tap's `channels`): window at input (iy0, ix0) of image n. Taps of a multiple
  * of four channels are widened straight into the column (zero words for taps
@@ -127,63 +188,16 @@ static void im2col_gather(const im2col_columns* cols, int32_t p, const tf_view* 
   const int32_t aligned = (channels & 3) == 0;
   const int32_t row_elements = win->kernel_w * channels;
   const ptrdiff_t xs2 = input->strides[2];
-  if (win->kernel_h == 1 && win->kernel_w == 1 && aligned && iy0 >= 0 && iy0 < input->shape[1] && ix0 >= 0 &&
-      ix0 < input->shape[2]) {
-    /* A 1x1 window in bounds (every pixel of a pointwise convolution): the
-     * pixel's channels, widened; no tap ranges. */
-    im2col_widen(cols, p, 0,
-                 (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
-                     (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2,
-                 channels >> 2, x_offset_lanes);
-    return;
-  }
-  const int32_t contiguous = win->dilation_w == 1 && xs2 == channels;
+  const int32_t contiguous = im2col_rows_contiguous(input, win);
   const dsp_element zero_point = (dsp_element)(-x_offset);
   int32_t ky_begin, ky_end, kx_begin, kx_end, ky, kx;
-  if (!aligned && contiguous && iy0 >= 0 && ix0 >= 0 && iy0 + (win->kernel_h - 1) * win->dilation_h < input->shape[1] &&
-      ix0 + win->kernel_w <= input->shape[2]) {
-    /* A whole window in bounds over channels off the groups of four (an RGB
-     * stem): each window row one run of raw elements into the staging row,
-     * then the row widened as one; no tap ranges, no fills. */
-    const ptrdiff_t row_step = (ptrdiff_t)win->dilation_h * input->strides[1];
-    const dsp_element* x_row = (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
-                               (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2;
-    dsp_element* staged = cols->staging;
-    const int32_t k = win->kernel_h * row_elements;
-    if (win->kernel_h == 3 && row_elements == 9) {
-      /* 3x3 over three channels: the window's 27 elements and a 28th lane
-       * (the zero point: it widens to 0) as seven words read straight from
-       * its three rows (unaligned loads within each row's nine bytes) and
-       * widened into the column, no staging row (staging cost about 100
-       * instructions a pixel). */
-      const dsp_element* const r1 = x_row + row_step;
-      const dsp_element* const r2 = r1 + row_step;
-      uint64_t* const out = cols->words + p;
-      im2col_widen_word(out, tf_load_u32(x_row), x_offset_lanes);
-      im2col_widen_word(out + IM2COL_PIXELS, tf_load_u32(x_row + 4), x_offset_lanes);
-      im2col_widen_word(out + 2 * IM2COL_PIXELS, (uint32_t)(uint8_t)x_row[8] | tf_load_u32(r1) << 8, x_offset_lanes);
-      im2col_widen_word(out + 3 * IM2COL_PIXELS, tf_load_u32(r1 + 3), x_offset_lanes);
-      im2col_widen_word(out + 4 * IM2COL_PIXELS, ((uint32_t)tf_load_s16(r1 + 7) & 0xffffu) | tf_load_u32(r2) << 16,
-                        x_offset_lanes);
-      im2col_widen_word(out + 5 * IM2COL_PIXELS, tf_load_u32(r2 + 2), x_offset_lanes);
-      im2col_widen_word(out + 6 * IM2COL_PIXELS, tf_load_u32(r2 + 5) >> 8 | (uint32_t)(uint8_t)zero_point << 24,
-                        x_offset_lanes);
-      return;
-    }
-    for (ky = 0; ky < win->kernel_h; ++ky, x_row += row_step, staged += row_elements) {
-      int32_t i = 0;
-      if (row_elements == 9) {
-        /* 3 taps x 3 channels, written out: two words and a byte. */
-        tf_store_u32(staged, tf_load_u32(x_row));
-        tf_store_u32(staged + 4, tf_load_u32(x_row + 4));
-        staged[8] = x_row[8];
-        continue;
-      }
-      for (; i + 4 <= row_elements; i += 4) tf_store_u32(staged + i, tf_load_u32(x_row + i));
-      for (; i < row_elements; ++i) staged[i] = x_row[i];
-    }
-    im2col_fill(cols, p, k, cols->k4 - k, 0, zero_point);
-    im2col_widen(cols, p, 0, cols->staging, cols->k4 >> 2, x_offset_lanes);
+  if ((contiguous || (win->kernel_h == 1 && win->kernel_w == 1)) && iy0 >= 0 && ix0 >= 0 &&
+      iy0 + (win->kernel_h - 1) * win->dilation_h < input->shape[1] && ix0 + win->kernel_w <= input->shape[2]) {
+    /* A whole window in bounds: no tap ranges, no fills. */
+    im2col_gather_inside(cols, p,
+                         (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+                             (ptrdiff_t)iy0 * input->strides[1] + (ptrdiff_t)ix0 * xs2,
+                         (ptrdiff_t)win->dilation_h * input->strides[1], win, zero_point, x_offset_lanes);
     return;
   }
   conv_tap_range(iy0, win->dilation_h, win->kernel_h, input->shape[1], &ky_begin, &ky_end);
@@ -433,27 +447,36 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
 
 #endif
 
-/* A dense pointwise call's pixels (im2col_is_dense_pointwise): `pixels`
- * evenly spaced pixels from x (x_step elements apart, `words` words of four
- * channels each) and y (y_step apart, already moved back by the call's first
- * channel). */
-typedef struct im2col_pointwise {
+/* A run of pixels whose columns need no coordinates: `pixels` pixels in
+ * rows of `run_cols` (a dense pointwise call's pixels, im2col_is_dense_pointwise:
+ * one row of them all; or the pixels of an image whose windows are wholly in
+ * the input, im2col_run), each row's pixels x_step elements apart in the
+ * input from x on and y_step apart in the output from y on (already moved
+ * back by the call's first channel), the rows x_row_step and y_row_step
+ * apart. window NULL: a pixel's column is its `words` words of four
+ * channels, widened; else the window's taps from the pixel's x
+ * (im2col_gather_inside, window rows tap_row_step apart, into cols). */
+typedef struct im2col_pixel_run {
   const dsp_element* x;
   dsp_element* y;
-  ptrdiff_t x_step, y_step;
-  int32_t pixels, words;
+  ptrdiff_t x_step, y_step, x_row_step, y_row_step;
+  int32_t pixels, run_cols, words;
   uint32_t x_offset_lanes;
-} im2col_pointwise;
+  const im2col_window* window;
+  const im2col_columns* cols;
+  ptrdiff_t tap_row_step;
+  dsp_element zero_point;
+} im2col_pixel_run;
 
 /* Channels [c_begin, c_end) of groups of three pixels, requantised and
  * stored at y[i][c] (y[i] already moved back by the call's first channel; a
  * repeated pixel stores its first pixel's value again): the gathered pixels
- * of `columns` (dense NULL: one group, at y), or every pixel of a dense
- * pointwise call, three at a time, each pixel's channels widened straight
- * into its column (a last group of fewer repeats its first pixel, as
- * im2col_run does). The call's constants are made once a call (im2col_call)
- * and the channel range's once a call of this function: a dense pointwise
- * call runs all its groups here, because this set-up made once a group of
+ * of `columns` (dense NULL: one group, at y), or every pixel of a run
+ * (im2col_pixel_run), three at a time, each pixel's channels or window
+ * gathered straight into its column (a last group of fewer repeats its first
+ * pixel, as im2col_run does). The call's constants are made once a call (im2col_call)
+ * and the channel range's once a call of this function: a run
+ * runs all its groups here, because this set-up made once a group of
  * three pixels cost a 1x1 chunk of 8 of 48 channels about 227 instructions a
  * group more than the whole call on the Cortex-M4 (mcunet_vww's and
  * MobileNetV2-96's partial execution loops). The pairs (2i, 2i + 1) that
@@ -476,7 +499,7 @@ typedef struct im2col_pointwise {
  * (indexing them by channel cost about 16 instructions a pair more, reloaded
  * from the stack after the dot products). */
 TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, int32_t c_begin, int32_t c_end,
-                                       dsp_element* const y_group[IM2COL_PIXELS], const im2col_pointwise* dense) {
+                                       dsp_element* const y_group[IM2COL_PIXELS], const im2col_pixel_run* dense) {
   const uint64_t* const words = k->words;
   const int32_t groups = k->groups;
 #ifndef TF_CONV_IM2COL_DSP_WIDE
@@ -502,7 +525,7 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   dsp_element* y[IM2COL_PIXELS];
   y[0] = y_group[0], y[1] = y_group[1], y[2] = y_group[2];
   for (;;) {
-    if (dense != NULL) {
+    if (dense != NULL && dense->window == NULL) {
       const int32_t count = dense->pixels - first_pixel < IM2COL_PIXELS ? dense->pixels - first_pixel : IM2COL_PIXELS;
       const dsp_element* const x0 = dense->x + first_pixel * dense->x_step;
       const dsp_element* const x1 = count > 1 ? x0 + dense->x_step : x0;
@@ -510,6 +533,28 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
       y[1] = count > 1 ? y[0] + dense->y_step : y[0];
       y[2] = count > 2 ? y[1] + dense->y_step : y[0];
       im2col_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
+    } else if (dense != NULL) {
+      /* A run's group: its first pixel's row and col (a division: one
+       * instruction), a pixel past a row's end starts the next row; a last
+       * group of fewer repeats its first pixel. */
+      const int32_t count = dense->pixels - first_pixel < IM2COL_PIXELS ? dense->pixels - first_pixel : IM2COL_PIXELS;
+      const int32_t row = first_pixel / dense->run_cols;
+      int32_t col = first_pixel - row * dense->run_cols, i;
+      const dsp_element* x_row = dense->x + row * dense->x_row_step;
+      dsp_element* y_row = dense->y + row * dense->y_row_step;
+      const dsp_element* x_first = x_row + col * dense->x_step;
+      for (i = 0; i < IM2COL_PIXELS; ++i, ++col) {
+        const dsp_element* x = x_first;
+        if (i < count) {
+          if (col == dense->run_cols) col = 0, x_row += dense->x_row_step, y_row += dense->y_row_step;
+          x = x_row + col * dense->x_step;
+          y[i] = y_row + col * dense->y_step;
+        } else {
+          y[i] = y[0];
+        }
+        im2col_gather_inside(dense->cols, i, x, dense->tap_row_step, dense->window, dense->zero_point,
+                             dense->x_offset_lanes);
+      }
     }
     if (lone_first) im2col_lone_channel(columns, words, groups, c_begin, y, p, k->folded, &clamp);
     if (pair_begin < pair_end) {
@@ -590,11 +635,47 @@ static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* ou
 #undef IM2COL_GROUP_3X2
 #undef IM2COL_GROUP_WORDS
 
+/* Moves `next` (image, row, col) on past the pixels of `inside` (rows [0],
+ * [1], cols [2], [3] of every image) and past a row's end, to the next pixel
+ * the one-by-one loop of im2col_run gathers. Every image has such a pixel
+ * when this is called (the loop has pixels left, and the pixels outside
+ * `inside` repeat image after image). */
+static void im2col_skip_inside(int32_t next[3], int32_t rows, int32_t cols, const int32_t inside[4]) {
+  for (;;) {
+    if (next[2] == cols) {
+      next[2] = 0;
+      if (++next[1] == rows) next[1] = 0, ++next[0];
+    } else if (next[1] >= inside[0] && next[1] < inside[1] && next[2] >= inside[2] && next[2] < inside[3]) {
+      next[2] = inside[3];
+    } else {
+      return;
+    }
+  }
+}
+
+/* Moves `next` on to the next pixel the one-by-one loop gathers: the next
+ * one along the row, wrapping to the next row and image, and past `inside`
+ * only when it is not empty (rows [0] < [1]: the accumulate calls and the
+ * calls without a run pay no more than the wrap). */
+static inline void im2col_next_pixel(int32_t next[3], int32_t rows, int32_t cols, const int32_t inside[4]) {
+  if (++next[2] == cols) {
+    next[2] = 0;
+    if (++next[1] == rows) next[1] = 0, ++next[0];
+  }
+  if (inside[0] < inside[1]) im2col_skip_inside(next, rows, cols, inside);
+}
+
 /* The output pixels of `output` (its (0, 0) the node's (out_row, out_col);
  * the input view's (0, 0) the node's input (in_row, in_col)) in groups of
- * four, channels [out_begin, out_end) (grouped: of every group), written at
+ * three, channels [out_begin, out_end) (grouped: of every group), written at
  * channel c - out_begin, or (accumulate) the contribution of the input view's
- * channels, the node's from in_begin, added to int32/16/8 accumulators. */
+ * channels, the node's from in_begin, added to int32/16/8 accumulators.
+ * Whole and chunk calls of one group run a dense pointwise call's pixels, or
+ * the pixels whose windows are wholly in the input (contiguous window rows),
+ * as runs (im2col_pixel_run: on the Cortex-M4, vww_96's RGB stem 1,228,240 ->
+ * 1,021,680 instructions, its pixels' coordinates, tap ranges and the pairs'
+ * set-up about 90 instructions a pixel before); the other pixels are gathered
+ * one by one with their coordinates. */
 static void im2col_run(const tf_view* input, const tf_view* output, const tf_conv_params* p, uint8_t* workspace,
                        int32_t out_begin, int32_t out_end, int32_t out_row, int32_t in_row, int32_t out_col,
                        int32_t in_col, int32_t accumulate, int32_t in_begin, int32_t bits, int32_t first) {
@@ -607,7 +688,10 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   const int32_t pixels = output->shape[0] * output->shape[1] * out_cols;
   im2col_window win;
   im2col_columns cols;
-  int32_t first_pixel;
+  int32_t remaining = pixels; /* the pixels the loop below gathers one by one */
+  /* Output rows and cols [0] <= oy < [1], [2] <= ox < [3] whose windows are
+   * wholly in the input, when they ran as one pixel run (else empty). */
+  int32_t inside[4] = {0, 0, 0, 0};
   int32_t next[3] = {0, 0, 0}; /* the next pixel's (image, row, col): no divisions per pixel */
   win.kernel_h = p->kernel_h, win.kernel_w = p->kernel_w, win.stride_h = p->stride_h, win.stride_w = p->stride_w;
   win.dilation_h = p->dilation_h, win.dilation_w = p->dilation_w;
@@ -619,31 +703,68 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   cols.staging = (dsp_element*)(void*)(workspace + (ptrdiff_t)cols.k4 * 2 * IM2COL_PIXELS);
 #ifndef TF_CONV_IM2COL_DSP_ACCUMULATE
   const im2col_call k = im2col_make_call(p, row_k4 >> 2);
+  im2col_pixel_run run;
+  dsp_element* y[IM2COL_PIXELS];
+  run.x_offset_lanes = x_offset_lanes;
+  run.cols = &cols;
+  run.zero_point = (dsp_element)(-x_offset);
   if (im2col_is_dense_pointwise(input, output, p, &win)) {
-    im2col_pointwise dense;
-    dsp_element* y[IM2COL_PIXELS];
-    dense.x = (const dsp_element*)input->data;
-    dense.y = (dsp_element*)output->data - out_begin;
-    dense.x_step = input->strides[2], dense.y_step = output->strides[2];
-    dense.pixels = pixels;
-    dense.words = cols.k4 >> 2;
-    dense.x_offset_lanes = x_offset_lanes;
-    y[0] = y[1] = y[2] = dense.y;
-    if (pixels > 0) im2col_pairs(cols.words, &k, out_begin, out_end, y, &dense); /* a row call may have none */
+    run.x = (const dsp_element*)input->data;
+    run.y = (dsp_element*)output->data - out_begin;
+    run.x_step = input->strides[2], run.y_step = output->strides[2];
+    run.x_row_step = run.y_row_step = 0;
+    run.pixels = run.run_cols = pixels;
+    run.words = cols.k4 >> 2;
+    run.window = NULL;
+    run.tap_row_step = 0;
+    y[0] = y[1] = y[2] = run.y;
+    if (pixels > 0) im2col_pairs(cols.words, &k, out_begin, out_end, y, &run); /* a row call may have none */
     return;
   }
+  if (groups == 1 && im2col_rows_contiguous(input, &win)) {
+    /* The pixels whose windows are wholly in the input, image by image as
+     * one run (no coordinates, no tap ranges, the pairs' set-up once a run);
+     * the loop below gathers the others. */
+    const int32_t last_row = (win.kernel_h - 1) * win.dilation_h, last_col = win.kernel_w - 1;
+    int32_t n;
+    inside[1] = output->shape[1], inside[3] = out_cols;
+    while (inside[0] < inside[1] && inside[0] * win.stride_h - win.pad_top < 0) ++inside[0];
+    while (inside[1] > inside[0] && (inside[1] - 1) * win.stride_h - win.pad_top + last_row >= input->shape[1]) {
+      --inside[1];
+    }
+    while (inside[2] < inside[3] && inside[2] * win.stride_w - win.pad_left < 0) ++inside[2];
+    while (inside[3] > inside[2] && (inside[3] - 1) * win.stride_w - win.pad_left + last_col >= input->shape[2]) {
+      --inside[3];
+    }
+    run.x_step = (ptrdiff_t)win.stride_w * input->strides[2], run.y_step = output->strides[2];
+    run.x_row_step = (ptrdiff_t)win.stride_h * input->strides[1], run.y_row_step = output->strides[1];
+    run.pixels = (inside[1] - inside[0]) * (inside[3] - inside[2]);
+    run.run_cols = inside[3] - inside[2];
+    run.words = 0;
+    run.window = &win;
+    run.tap_row_step = (ptrdiff_t)win.dilation_h * input->strides[1];
+    for (n = 0; n < output->shape[0] && run.pixels > 0; ++n) {
+      run.x = (const dsp_element*)input->data + (ptrdiff_t)n * input->strides[0] +
+              (ptrdiff_t)(inside[0] * win.stride_h - win.pad_top) * input->strides[1] +
+              (ptrdiff_t)(inside[2] * win.stride_w - win.pad_left) * input->strides[2];
+      run.y = (dsp_element*)output->data + (ptrdiff_t)n * output->strides[0] +
+              (ptrdiff_t)inside[0] * output->strides[1] + (ptrdiff_t)inside[2] * output->strides[2] - out_begin;
+      y[0] = y[1] = y[2] = run.y;
+      im2col_pairs(cols.words, &k, out_begin, out_end, y, &run);
+    }
+    remaining -= output->shape[0] * run.pixels;
+    if (run.pixels == 0) inside[0] = inside[1] = 0;
+  }
 #endif
-  for (first_pixel = 0; first_pixel < pixels; first_pixel += IM2COL_PIXELS) {
+  if (remaining > 0 && inside[0] < inside[1]) im2col_skip_inside(next, output->shape[1], out_cols, inside);
+  for (; remaining > 0; remaining -= IM2COL_PIXELS) {
     im2col_targets targets;
     int32_t at[IM2COL_PIXELS][3], i, group;
-    targets.count = pixels - first_pixel < IM2COL_PIXELS ? pixels - first_pixel : IM2COL_PIXELS;
+    targets.count = remaining < IM2COL_PIXELS ? remaining : IM2COL_PIXELS;
     for (i = 0; i < IM2COL_PIXELS; ++i) {
       const int32_t* const from = i < targets.count ? next : at[0];
       at[i][0] = from[0], at[i][1] = from[1], at[i][2] = from[2];
-      if (i < targets.count && ++next[2] == out_cols) {
-        next[2] = 0;
-        if (++next[1] == output->shape[1]) next[1] = 0, ++next[0];
-      }
+      if (i < targets.count) im2col_next_pixel(next, output->shape[1], out_cols, inside);
       targets.y[i] = (ptrdiff_t)at[i][0] * output->strides[0] + (ptrdiff_t)at[i][1] * output->strides[1] +
                      (ptrdiff_t)at[i][2] * output->strides[2];
     }
@@ -662,11 +783,8 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
                                  row_k4, cols.k4, c_begin, c_end, &targets, output, p, bits, first);
 #else
       (void)in_begin, (void)bits, (void)first;
-      {
-        dsp_element* y[IM2COL_PIXELS];
-        for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets.y[i] - out_begin;
-        im2col_pairs(cols.words, &k, c_begin, c_end, y, (const im2col_pointwise*)0);
-      }
+      for (i = 0; i < IM2COL_PIXELS; ++i) y[i] = (dsp_element*)output->data + targets.y[i] - out_begin;
+      im2col_pairs(cols.words, &k, c_begin, c_end, y, (const im2col_pixel_run*)0);
 #endif
     }
   }
