@@ -356,5 +356,62 @@ TEST(BindSegment, EmitsTheCallItRuns) {
   EXPECT_NE(fields[3].second.find('&'), std::string::npos);  // a residual: the add's parameters
 }
 
+// The requantisation records the fused __dsp call of `net` (one block, its
+// call as make_one_call_overlap_plan makes it) gives each stage: per stage
+// (expand, depthwise, project) whether they are the folded ones.
+std::vector<bool> folded_stages(const Net& net) {
+  const plan::Plan plan = plan::testing::make_one_call_overlap_plan(net.graph, plan::Traversal::kAscending).value();
+  const auto kernel = prepare_kernel(KernelCallContext{net.graph, plan, plan.steps.front().call()});
+  EXPECT_TRUE(kernel) << kernel.error().format();
+  if (!kernel) return {};
+  testing::RecordingEmitter emitter;
+  EXPECT_TRUE((*kernel)->emit(emitter));
+  EXPECT_EQ(emitter.calls.at(0).function, "tf_qs8_inverted_bottleneck_segment__dsp");
+  const std::string params = emitter.calls.at(0).arguments.at(2);
+  std::vector<bool> folded;
+  for (std::string_view stage : {"expand", "depthwise", "project"}) {
+    const std::string stage_params = emitter.field_of(params, stage);  // "&struct<n>_<hint>"
+    folded.push_back(emitter.field_of(stage_params, "requant_folded") != "(const tf_requant_folded*)0");
+  }
+  return folded;
+}
+
+TEST(BindSegment, FusedDspStagesReadFoldedRecordsWhereEveryChannelFolds) {
+  // Stage s's output scale set so that its channel 0 requantises with a
+  // multiplier of 0.75 (right shift 0, which has no folded record): that
+  // stage reads the plain records, the others the folded ones, bit for bit
+  // the reference either way. A 1x1 expand and a stem's gathered windows
+  // (both always computed in groups); a window past the gathered size
+  // computes its mids pixel by pixel, whose expand reads plain records.
+  struct Block {
+    std::string name;
+    ir::Shape input;
+    BottleneckConfig config;
+    bool expand_in_groups;
+  };
+  const std::vector<Block> blocks = {
+      {"1x1 expand", {1, 6, 5, 8}, {17, 8, 1, 1, 3, 1, true, true}, true},
+      {"stem", {1, 9, 8, 3}, {16, 8, 3, 2, 3, 1, false, true}, true},
+      {"stem past the gathered window", {1, 5, 6, 8}, {12, 8, 3, 1, 3, 1, true, true}, false},
+  };
+  for (const Block& block : blocks) {
+    for (int plain_stage = -1; plain_stage < 3; ++plain_stage) {
+      Net net = make_net(ir::DType::kI8, block.input);
+      net.set_output(conv_test::add_inverted_bottleneck(net, "block", net.graph.inputs[0], block.config));
+      if (plain_stage >= 0) {
+        const ir::Node& node = net.graph.nodes[static_cast<size_t>(plain_stage)];
+        const float in_scale = net.graph.tensor(node.inputs[0]).quant->scale[0];
+        const float w_scale = net.graph.tensor(node.inputs[1]).quant->scale[0];
+        net.graph.tensor(node.outputs[0]).quant->scale = {in_scale * w_scale / 0.75f};
+      }
+      const std::string where = block.name + ", plain stage " + std::to_string(plain_stage);
+      const std::vector<bool> expected = {block.expand_in_groups && plain_stage != 0, plain_stage != 1,
+                                          plain_stage != 2};
+      EXPECT_EQ(folded_stages(net), expected) << where;
+      expect_reference_at_the_limit(net, where);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tinyfit::exec

@@ -2,10 +2,15 @@
  * 16-bit lanes, over conv_dsp_arithmetic.h (included first); the including
  * file then defines TF_INVERTED_BOTTLENECK_SEGMENT_DSP. Every stage's
  * constants are the __dsp kernels' (the binding takes this kernel only when
- * the __dsp arithmetic serves all three: params->requant set, expand and
- * project weights in the IR layout, the depthwise's as dwconv2d_dsp.h packs
- * them, int16 lanes with the weight offset added, [ceil(C/4)][KH][KW][4]).
- * Bit for bit the reference.
+ * the __dsp arithmetic serves all three: expand and project weights in the
+ * IR layout, the depthwise's as dwconv2d_dsp.h packs them, int16 lanes with
+ * the weight offset added, [ceil(C/4)][KH][KW][4]). Each stage requantises
+ * through its folded records (params->requant_folded: the output zero point
+ * in their addend) when the compiler emitted them, else its plain ones
+ * (params->requant; the depthwise, inverted_bottleneck_depthwise_dsp.h, one
+ * function per family); an expand has folded records only when every mid goes
+ * through the grouped paths below (the segment conv kernel's pixel paths,
+ * its fallback, read plain ones). Bit for bit the reference.
  *
  * Output pixels in groups of three traversal positions (the last group
  * shorter when three do not divide the count). Per pixel of a group: the
@@ -48,126 +53,13 @@
 #define TF_ADD_SUBTRACT 0
 #include "tinyfit/kernel_templates/quantized_add.h"
 
-#define IB_DSP_STORE4(y, c)                                                                           \
-  dsp_store4((y) + (c), dsp_requantize_smmlar(a0, &requant[c]), dsp_requantize_smmlar(a1, &requant[(c) + 1]), \
-             dsp_requantize_smmlar(a2, &requant[(c) + 2]), dsp_requantize_smmlar(a3, &requant[(c) + 3]), clamp)
-
-/* Whole window rows of one group of four channels: `tap` walks the rows'
- * tap pointers and `w` their weight pairs, `row` taps a row written out. */
-#define IB_DSP_ROW5(tap, w)              \
-  do {                                   \
-    DWCONV_DSP_TAP((tap)[0] + c, w);     \
-    DWCONV_DSP_TAP((tap)[1] + c, w + 2); \
-    DWCONV_DSP_TAP((tap)[2] + c, w + 4); \
-    DWCONV_DSP_TAP((tap)[3] + c, w + 6); \
-    DWCONV_DSP_TAP((tap)[4] + c, w + 8); \
-  } while (0)
-#define IB_DSP_ROW7(tap, w)               \
-  do {                                    \
-    IB_DSP_ROW5(tap, w);                  \
-    DWCONV_DSP_TAP((tap)[5] + c, w + 10); \
-    DWCONV_DSP_TAP((tap)[6] + c, w + 12); \
-  } while (0)
-#define IB_DSP_ROWS_GROUP(row, row_taps)                                                  \
-  do {                                                                                    \
-    int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];           \
-    const dsp_element* const* tap = taps;                                                 \
-    const uint32_t* w = w_group;                                                          \
-    for (ky = 0; ky < rows; ++ky, tap += (row_taps), w += 2 * (row_taps)) row(tap, w);    \
-    IB_DSP_STORE4(y, c);                                                                  \
-  } while (0)
-
-/* The depthwise of one output pixel from its in-bounds taps into `y`: the
- * window's in-bounds taps are `rows` x `cols` from window position
- * `first_tap` (taps[i] their mid pixels, row by row), so each tap's weights
- * follow the previous one's along a window row. Groups of four channels, a
- * whole 3x3 window unrolled, whole rows of five or seven taps written out
- * (in the loop over taps, a 7x7 window of four channels cost 12 instructions
- * a tap on the Cortex-M4, written out 9 and 6 a row), a border window's rows
- * two taps at a time; the channels past the last group one by one (a word
- * load there would read past the mid pixel). */
-TF_INNER_LOOP static void ib_dsp_depthwise(const dsp_element* const* taps, int32_t first_tap, int32_t rows,
-                                           int32_t cols, const tf_conv_params* p, const dsp_clamp* clamp,
-                                           dsp_element* y) {
-  const uint32_t* words = (const uint32_t*)p->weights;
-  const int32_t* bias = (const int32_t*)p->bias;
-  const tf_requant_channel* requant = p->requant;
-  const int32_t channels = p->out_channels, simd_end = channels & ~3;
-  const int32_t kernel_w = p->kernel_w;
-  const ptrdiff_t group_words = (ptrdiff_t)p->kernel_h * kernel_w * 2, row_skip = (ptrdiff_t)(kernel_w - cols) * 2;
-  const int32_t x_offset = p->input_offset;
-  const uint32_t x_offset_lanes = tf_splat_lanes(x_offset);
-  const uint32_t* w_group = words + first_tap * 2;
-  int32_t c, ky, kx;
-  if (rows == 3 && cols == 3 && kernel_w == 3) {
-    const dsp_element *t0 = taps[0], *t1 = taps[1], *t2 = taps[2], *t3 = taps[3], *t4 = taps[4], *t5 = taps[5],
-                      *t6 = taps[6], *t7 = taps[7], *t8 = taps[8];
-    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
-      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      DWCONV_DSP_TAP(t0 + c, w_group);
-      DWCONV_DSP_TAP(t1 + c, w_group + 2);
-      DWCONV_DSP_TAP(t2 + c, w_group + 4);
-      DWCONV_DSP_TAP(t3 + c, w_group + 6);
-      DWCONV_DSP_TAP(t4 + c, w_group + 8);
-      DWCONV_DSP_TAP(t5 + c, w_group + 10);
-      DWCONV_DSP_TAP(t6 + c, w_group + 12);
-      DWCONV_DSP_TAP(t7 + c, w_group + 14);
-      DWCONV_DSP_TAP(t8 + c, w_group + 16);
-      IB_DSP_STORE4(y, c);
-    }
-  } else if (cols == kernel_w && (kernel_w == 5 || kernel_w == 7)) {
-    /* Whole window rows of five or seven taps, each row written out: a tap
-     * of four channels is its pointer's load, the input word's, the weight
-     * pair's and six DSP instructions, no loop step. */
-    if (kernel_w == 7) {
-      for (c = 0; c < simd_end; c += 4, w_group += group_words) IB_DSP_ROWS_GROUP(IB_DSP_ROW7, 7);
-    } else {
-      for (c = 0; c < simd_end; c += 4, w_group += group_words) IB_DSP_ROWS_GROUP(IB_DSP_ROW5, 5);
-    }
-  } else if (cols == kernel_w) {
-    /* Whole window rows: the taps' weights are consecutive. */
-    const int32_t tap_count = rows * cols;
-    int32_t i;
-    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
-      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      const uint32_t* w = w_group;
-      for (i = 0; i < tap_count; ++i, w += 2) DWCONV_DSP_TAP(taps[i] + c, w);
-      IB_DSP_STORE4(y, c);
-    }
-  } else {
-    /* A border window: its rows' in-bounds taps two at a time. */
-    const int32_t col_pairs_end = cols & ~1;
-    for (c = 0; c < simd_end; c += 4, w_group += group_words) {
-      int32_t a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      const dsp_element* const* tap = taps;
-      const uint32_t* w = w_group;
-      for (ky = 0; ky < rows; ++ky, tap += cols, w += 2 * kernel_w) {
-        for (kx = 0; kx < col_pairs_end; kx += 2) {
-          DWCONV_DSP_TAP(tap[kx] + c, w + 2 * kx);
-          DWCONV_DSP_TAP(tap[kx + 1] + c, w + 2 * kx + 2);
-        }
-        if (kx < cols) DWCONV_DSP_TAP(tap[kx] + c, w + 2 * kx);
-      }
-      IB_DSP_STORE4(y, c);
-    }
-  }
-  for (c = simd_end; c < channels; ++c) {
-    const uint32_t* w = words + (c >> 2) * group_words + first_tap * 2 + ((c & 3) >> 1);
-    const dsp_element* const* tap = taps;
-    int32_t acc = bias[c];
-    for (ky = 0; ky < rows; ++ky, w += row_skip) {
-      for (kx = 0; kx < cols; ++kx, w += 2) {
-        acc += dsp_widen((*tap++)[c], x_offset) * (int32_t)(int16_t)(uint16_t)(c & 1 ? *w >> 16 : *w & 0xffffu);
-      }
-    }
-    y[c] = dsp_clamp_output(dsp_requantize_smmlar(acc, &requant[c]), clamp);
-  }
-}
+#define IB_DSP_DEPTHWISE ib_dsp_depthwise_plain
+#define IB_DSP_DEPTHWISE_FOLDED 0
+#include "tinyfit/kernel_templates/inverted_bottleneck_depthwise_dsp.h"
+#define IB_DSP_DEPTHWISE ib_dsp_depthwise_folded
+#define IB_DSP_DEPTHWISE_FOLDED 1
+#include "tinyfit/kernel_templates/inverted_bottleneck_depthwise_dsp.h"
 #undef DWCONV_DSP_TAP
-#undef IB_DSP_ROWS_GROUP
-#undef IB_DSP_ROW7
-#undef IB_DSP_ROW5
-#undef IB_DSP_STORE4
 
 /* The residual add of the call, prepared once: quantized_add.h's fast form
  * when the parameters allow it (fast_ok), TFLite's arithmetic otherwise. */
@@ -190,11 +82,14 @@ static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_ds
 /* A pointwise stage of a group of pixels (the expand or the projection): its
  * weights, bias, requantisation and clamp, copied out of the params once per
  * call (element stores may alias the params, so the compiler would reload
- * them after every store). weight_row: weights of one output channel. */
+ * them after every store). weight_row: weights of one output channel. One
+ * family of records: the folded ones when the compiler emitted them (then
+ * requant is NULL), else the plain ones. */
 typedef struct ib_dsp_pointwise {
   const dsp_element* weights;
   const int32_t* bias;
   const tf_requant_channel* requant;
+  const tf_requant_folded* folded; /* params->requant_folded */
   ptrdiff_t weight_row;
   int32_t out_channels, x_offset, w_offset;
   int32_t narrowed; /* dsp_clamp_narrows(&clamp) */
@@ -206,6 +101,7 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
   s.weights = (const dsp_element*)p->weights;
   s.bias = (const int32_t*)p->bias;
   s.requant = p->requant;
+  s.folded = p->requant_folded;
   s.weight_row = weight_row;
   s.out_channels = p->out_channels;
   s.x_offset = p->input_offset;
@@ -226,12 +122,27 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
  * constants read once for both mids, stores without the lane-wise clamp when
  * the activation does not narrow the type's range; an odd last channel
  * computed twice and stored once. */
+#define IB_DSP_PAIR_STORE(record, requantize, records, clamp_of)                       \
+  do {                                                                                \
+    const record q0 = (records)[c];                                                   \
+    const int32_t r00 = requantize(acc[0], &q0), r10 = requantize(acc[2], &q0);       \
+    const record q1 = (records)[c + 1];                                               \
+    const int32_t r01 = requantize(acc[1], &q1), r11 = requantize(acc[3], &q1);       \
+    if (narrowed) {                                                                   \
+      dsp_store2(y0 + c, r00, r01, clamp_of);                                         \
+      dsp_store2(y1 + c, r10, r11, clamp_of);                                         \
+    } else {                                                                          \
+      dsp_store2_saturated(y0 + c, r00, r01, clamp_of);                               \
+      dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                               \
+    }                                                                                 \
+  } while (0)
 TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
                                                 const dsp_element* w, const ib_dsp_pointwise* stage,
                                                 uint64_t* columns, dsp_element* y0, dsp_element* y1) {
-  const dsp_clamp clamp = stage->clamp;
+  const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
+  const tf_requant_folded* const folded = stage->folded;
   const ptrdiff_t weight_row = stage->weight_row;
   const int32_t co = stage->out_channels, narrowed = stage->narrowed;
   const uint32_t w_offset_lanes = tf_splat_lanes(stage->w_offset);
@@ -247,25 +158,23 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
     dot_dsp_pair_2x2(columns, w, w1, groups, w_offset_lanes, acc);
     if (tail != 0) dot_dsp_pair_2x2_tail(columns + 2 * groups, w + head, w1 + head, tail, w_offset_lanes, acc);
     if (!pair) {
-      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &requant[c]), &clamp);
-      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &requant[c]), &clamp);
+      if (folded != NULL) {
+        y0[c] = dsp_clamp_output(dsp_requantize_folded(acc[0], &folded[c]), &folded_clamp);
+        y1[c] = dsp_clamp_output(dsp_requantize_folded(acc[2], &folded[c]), &folded_clamp);
+      } else {
+        y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &requant[c]), &clamp);
+        y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &requant[c]), &clamp);
+      }
       break;
     }
-    {
-      const tf_requant_channel q0 = requant[c];
-      const int32_t r00 = dsp_requantize_smmlar(acc[0], &q0), r10 = dsp_requantize_smmlar(acc[2], &q0);
-      const tf_requant_channel q1 = requant[c + 1];
-      const int32_t r01 = dsp_requantize_smmlar(acc[1], &q1), r11 = dsp_requantize_smmlar(acc[3], &q1);
-      if (narrowed) {
-        dsp_store2(y0 + c, r00, r01, &clamp);
-        dsp_store2(y1 + c, r10, r11, &clamp);
-      } else {
-        dsp_store2_saturated(y0 + c, r00, r01, &clamp);
-        dsp_store2_saturated(y1 + c, r10, r11, &clamp);
-      }
+    if (folded != NULL) {
+      IB_DSP_PAIR_STORE(tf_requant_folded, dsp_requantize_folded, folded, &folded_clamp);
+    } else {
+      IB_DSP_PAIR_STORE(tf_requant_channel, dsp_requantize_smmlar, requant, &clamp);
     }
   }
 }
+#undef IB_DSP_PAIR_STORE
 
 /* Every output channel of a pointwise stage (a 1x1 expand, the projection)
  * for three pixels with inputs x[0..2] (`count` each; a short group repeats
@@ -276,12 +185,29 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
  * as above; an odd last channel as a pair with itself, stored once. Channels
  * in any order: y[0..2] are ring slots, workspace, or output pixels between
  * whose stores the kernel loads nothing (a projection without residual). */
+#define IB_DSP_TRIPLE_STORE(record, requantize, records, clamp_of)                                              \
+  do {                                                                                                         \
+    const record q0 = (records)[c];                                                                            \
+    const int32_t r00 = requantize(s.a00, &q0), r10 = requantize(s.a10, &q0), r20 = requantize(s.a20, &q0);    \
+    const record q1 = (records)[c + 1];                                                                        \
+    const int32_t r01 = requantize(s.a01, &q1), r11 = requantize(s.a11, &q1), r21 = requantize(s.a21, &q1);    \
+    if (narrowed) {                                                                                            \
+      dsp_store2(y0 + c, r00, r01, clamp_of);                                                                  \
+      dsp_store2(y1 + c, r10, r11, clamp_of);                                                                  \
+      dsp_store2(y2 + c, r20, r21, clamp_of);                                                                  \
+    } else {                                                                                                   \
+      dsp_store2_saturated(y0 + c, r00, r01, clamp_of);                                                        \
+      dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                                                        \
+      dsp_store2_saturated(y2 + c, r20, r21, clamp_of);                                                        \
+    }                                                                                                          \
+  } while (0)
 TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count, const dsp_element* w,
                                                   const ib_dsp_pointwise* stage, uint64_t* columns,
                                                   dsp_element* const y[3]) {
-  const dsp_clamp clamp = stage->clamp;
+  const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
+  const tf_requant_folded* const folded = stage->folded;
   const ptrdiff_t weight_row = stage->weight_row;
   const int32_t co = stage->out_channels, narrowed = stage->narrowed, pairs_end = co & ~1;
   const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
@@ -297,34 +223,28 @@ TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3],
     s.a01 = s.a11 = s.a21 = bias[c + 1];
     s = dot_dsp_triple_3x2(columns, columns_end, w, weight_row, w_offset_lanes, s);
     if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, weight_row, x_offset, w_offset, s);
-    {
-      const tf_requant_channel q0 = requant[c];
-      const int32_t r00 = dsp_requantize_smmlar(s.a00, &q0), r10 = dsp_requantize_smmlar(s.a10, &q0),
-                    r20 = dsp_requantize_smmlar(s.a20, &q0);
-      const tf_requant_channel q1 = requant[c + 1];
-      const int32_t r01 = dsp_requantize_smmlar(s.a01, &q1), r11 = dsp_requantize_smmlar(s.a11, &q1),
-                    r21 = dsp_requantize_smmlar(s.a21, &q1);
-      if (narrowed) {
-        dsp_store2(y0 + c, r00, r01, &clamp);
-        dsp_store2(y1 + c, r10, r11, &clamp);
-        dsp_store2(y2 + c, r20, r21, &clamp);
-      } else {
-        dsp_store2_saturated(y0 + c, r00, r01, &clamp);
-        dsp_store2_saturated(y1 + c, r10, r11, &clamp);
-        dsp_store2_saturated(y2 + c, r20, r21, &clamp);
-      }
+    if (folded != NULL) {
+      IB_DSP_TRIPLE_STORE(tf_requant_folded, dsp_requantize_folded, folded, &folded_clamp);
+    } else {
+      IB_DSP_TRIPLE_STORE(tf_requant_channel, dsp_requantize_smmlar, requant, &clamp);
     }
   }
   if (c < co) {
-    const tf_requant_channel q = requant[c];
     s.a00 = s.a01 = s.a10 = s.a11 = s.a20 = s.a21 = bias[c];
     s = dot_dsp_triple_3x2(columns, columns_end, w, 0, w_offset_lanes, s);
     if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, 0, x_offset, w_offset, s);
-    y0[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a00, &q), &clamp);
-    y1[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a10, &q), &clamp);
-    y2[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a20, &q), &clamp);
+    if (folded != NULL) {
+      y0[c] = dsp_clamp_output(dsp_requantize_folded(s.a00, &folded[c]), &folded_clamp);
+      y1[c] = dsp_clamp_output(dsp_requantize_folded(s.a10, &folded[c]), &folded_clamp);
+      y2[c] = dsp_clamp_output(dsp_requantize_folded(s.a20, &folded[c]), &folded_clamp);
+    } else {
+      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a00, &requant[c]), &clamp);
+      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a10, &requant[c]), &clamp);
+      y2[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a20, &requant[c]), &clamp);
+    }
   }
 }
+#undef IB_DSP_TRIPLE_STORE
 
 /* Output pixel y: input pixel x plus its `projected` elements (the residual
  * add), block by block in traversal order, each block's input loaded before
@@ -393,13 +313,13 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
 }
 
 /* `count` (1 to 3) mid pixels from position `first` in traversal order into
- * their ring slots: up to three whose expand windows are each one run of
- * input of the same length and weights (a 1x1 expand) in one pass
+ * their ring slots: those whose expand windows are each one run of input of
+ * the same length and weights (a 1x1 expand) in one pass
  * (ib_dsp_pointwise_triple, the last repeated when fewer, its widened inputs
- * in `columns`); two of a stem convolution's (segment_expand_group: a window
- * of up to TF_SEGMENT_PAIRED_WINDOW_MAX) the same way, both windows gathered
- * first (ib_dsp_gather_window, ib_dsp_pointwise_pair); otherwise one after
- * the other. */
+ * in `columns`); one or two of a stem convolution's (segment_expand_group: a
+ * window of up to TF_SEGMENT_PAIRED_WINDOW_MAX) the same way, the windows
+ * gathered first (ib_dsp_gather_window, ib_dsp_pointwise_pair, a lone mid
+ * twice); otherwise one after the other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
                           const ib_dsp_pointwise* expand_stage, int32_t gathered, dsp_element* ring,
@@ -408,7 +328,7 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
   dsp_element* y[3];
   ptrdiff_t w_first[3] = {0, 0, 0};
   int32_t mn[3], iy0[3], ix0[3], rows[3], cols[3], run_count[3] = {0, 0, 0}, one_run[3] = {0, 0, 0}, i;
-  int32_t same_runs = count >= 2;
+  int32_t same_runs = 1;
   for (i = 0; i < count; ++i) {
     const int32_t mid = segment_pixel(first + i, mids, descending);
     mn[i] = mid / (mid_rows * mid_cols);
@@ -416,12 +336,14 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
     ix0[i] = mid % mid_cols * win->stride_w - win->pad_left;
     y[i] = ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels;
   }
-  if (count == 2 && gathered) {
+  if (gathered) {
     dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
     const dsp_element pad = (dsp_element)(-expand->x_offset);
-    for (i = 0; i < 2; ++i) ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
-    ib_dsp_pointwise_pair(windows[0], windows[1], (int32_t)expand->weight_row, expand->weights, expand_stage, columns,
-                          y[0], y[1]);
+    for (i = 0; i < count; ++i) {
+      ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
+    }
+    ib_dsp_pointwise_pair(windows[0], windows[count - 1], (int32_t)expand->weight_row, expand->weights, expand_stage,
+                          columns, y[0], y[count - 1]);
     return;
   }
   for (i = 0; i < count; ++i) {
@@ -507,8 +429,9 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
           taps[tap_count++] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
         }
       }
-      ib_dsp_depthwise(taps, ky_begin * dw->kernel_w + kx_begin, ky_end - ky_begin, kx_end - kx_begin, dw, &dw_clamp,
-                       dw_pixels + i * mid_channels);
+      (dw->requant_folded != NULL ? ib_dsp_depthwise_folded : ib_dsp_depthwise_plain)(
+          taps, ky_begin * dw->kernel_w + kx_begin, ky_end - ky_begin, kx_end - kx_begin, dw, &dw_clamp,
+          dw_pixels + i * mid_channels);
       x[i] = (const dsp_element*)input->data + n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
       y[i] = (dsp_element*)output->data + n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
     }
