@@ -9,11 +9,14 @@
 //    ordinary execution (tensor-level, no in-place: HMCOS's policy), of order
 //    + in-place (which covers TinyEngine's in-place depthwise), of the best
 //    plan without overlap (PEX too) and with overlap (vMCU Figs. 9-10);
-//  - networks: whole models, ordinary / best without overlap / with overlap
-//    (every technique), against the goals and TensorFlow Lite
-//    Micro's arena; with --board also the emitted C of the three plans on
-//    the emulated Cortex-M4 (retired instructions of one invoke, ratios to
-//    ordinary from the same run).
+//  - networks: whole models, every technique (MOTES row loops too): ordinary,
+//    the smallest plan without overlap, the smallest with overlap
+//    (`--latency-budget none`) and the default compile (the smallest within
+//    the default latency budget, 1.05x ordinary's predicted instructions),
+//    against the goals and TensorFlow Lite Micro's arena; with
+//    --board also the emitted C of the four plans on the emulated Cortex-M4
+//    (retired instructions of one invoke, ratios to ordinary from the same
+//    run).
 // Every plan comes from driver::compile_model, which executes it in an arena
 // of exactly arena_bytes in the checking mode (every read checked against
 // the last writer of its bytes) against the reference interpreter; the
@@ -47,19 +50,24 @@ namespace {
 using exec::conv_test::BottleneckConfig;
 using exec::conv_test::Net;
 
-// The technique sets the tables compare (ordinary is every report's candidate 0).
-// MOTES is left out of all three: overlap does not enter its row loops yet
-// (tinyfit_bench_motes has its figures).
+// The technique sets the layer and module tables compare (ordinary is every
+// report's candidate 0): MOTES is left out, these tables are about overlap
+// against tensor-level planning (tinyfit_bench_motes has MOTES's figures).
+// The network table takes every technique.
 driver::TechniqueSet order_and_inplace() { return {true, true, false, false, false}; }
 driver::TechniqueSet without_overlap() { return {true, true, true, false, false}; }
 driver::TechniqueSet every_technique() { return {true, true, true, false, true}; }
+driver::TechniqueSet network_without_overlap() { return {true, true, true, true, false}; }
+driver::TechniqueSet network_every_technique() { return {}; }
 
 // Each technique set's smallest plan, whatever its latency (the tables print
-// its instruction ratio beside it): the choice without a latency budget.
-Result<driver::CompileReport> compile_with(const ir::Graph& graph, driver::TechniqueSet techniques) {
+// its instruction ratio beside it): the choice without a latency budget, or
+// the smallest within `latency_budget`.
+Result<driver::CompileReport> compile_with(const ir::Graph& graph, driver::TechniqueSet techniques,
+                                           double latency_budget = partition::kNoLatencyBudget) {
   driver::CompileOptions options;
   options.techniques = techniques;
-  options.latency_budget = partition::kNoLatencyBudget;  // no motes in these sets: it bounds only the choice
+  options.latency_budget = latency_budget;
   return driver::compile_model(graph, options);
 }
 
@@ -276,30 +284,38 @@ std::string format_ratio(uint64_t value, uint64_t baseline) {
 void print_network_row(const NetworkCase& c, bool board) {
   std::cout << "| " << c.name << " | ";
   auto unmeasured = [](const Diag& problem) {
-    std::cout << "not measured: " << first_line(problem.format()) << " |||||||||\n";
+    std::cout << "not measured: " << first_line(problem.format()) << " ||||||||||||\n";
   };
   Result<mcu::CheckedModel> m = mcu::load_checked_model(c.model);
   if (!m) return unmeasured(m.error());
   if (Status valid = ir::verify_graph(m->graph); !valid) return unmeasured(valid.error());
-  Result<driver::CompileReport> without = compile_with(m->graph, without_overlap());
-  if (!without) return unmeasured(without.error());
-  Result<driver::CompileReport> with = compile_with(m->graph, every_technique());
-  if (!with) return unmeasured(with.error());
-  const driver::CompileCandidate& ordinary = with->ordinary();
-  const driver::CompileCandidate& best = without->result();
-  const driver::CompileCandidate& overlap = with->result();
-  std::cout << format_thousands(ordinary.peak_bytes) << " / " << format_thousands(ordinary.arena_bytes) << " | "
-            << format_thousands(best.peak_bytes) << " / " << format_thousands(best.arena_bytes) << " (" << best.name << ") | "
-            << format_thousands(overlap.peak_bytes) << " / " << format_thousands(overlap.arena_bytes) << " (" << overlap.name
-            << ") | " << (c.goal_bytes ? format_thousands(*c.goal_bytes) : "-") << " | "
-            << (c.goal_bytes ? (overlap.arena_bytes <= *c.goal_bytes ? "yes" : "no") : "-") << " | "
+  std::vector<driver::CompileReport> reports;  // without overlap, smallest, default compile
+  for (const auto& [techniques, budget] :
+       {std::pair{network_without_overlap(), partition::kNoLatencyBudget},
+        std::pair{network_every_technique(), partition::kNoLatencyBudget},
+        std::pair{network_every_technique(), driver::CompileOptions{}.latency_budget}}) {
+    Result<driver::CompileReport> report = compile_with(m->graph, techniques, budget);
+    if (!report) return unmeasured(report.error());
+    reports.push_back(std::move(*report));
+  }
+  const driver::CompileCandidate& ordinary = reports[2].ordinary();
+  std::vector<const driver::CompileCandidate*> plans = {&ordinary};
+  for (const driver::CompileReport& r : reports) plans.push_back(&r.result());
+  auto describe = [](const driver::CompileCandidate& p) {
+    return format_thousands(p.peak_bytes) + " / " + format_thousands(p.arena_bytes);
+  };
+  std::cout << describe(ordinary) << " | ";
+  for (size_t i = 1; i < plans.size(); ++i) std::cout << describe(*plans[i]) << " (" << plans[i]->name << ") | ";
+  const driver::CompileCandidate& chosen = *plans.back();
+  std::cout << (c.goal_bytes ? format_thousands(*c.goal_bytes) : "-") << " | "
+            << (c.goal_bytes ? (chosen.arena_bytes <= *c.goal_bytes ? "yes" : "no") : "-") << " | "
             << (c.tflm_arena_bytes ? format_thousands(*c.tflm_arena_bytes) : "-") << " | ";
   if (board) {
     std::vector<Result<uint64_t>> counts;
-    for (const auto& [plan, suffix] : {std::pair{&ordinary.plan, "ordinary"}, std::pair{&best.plan, "best"},
-                                       std::pair{&overlap.plan, "overlap"}}) {
-      std::cerr << "  " << c.name << " " << suffix << " on the Cortex-M4...\n";
-      counts.push_back(count_board_instructions(*m, *plan, c.name + "_" + suffix));
+    const char* suffixes[] = {"ordinary", "best", "smallest", "default"};
+    for (size_t i = 0; i < plans.size(); ++i) {
+      std::cerr << "  " << c.name << " " << suffixes[i] << " on the Cortex-M4...\n";
+      counts.push_back(count_board_instructions(*m, plans[i]->plan, c.name + "_" + suffixes[i]));
     }
     for (size_t i = 1; i < counts.size(); ++i) {
       std::cout << (counts[0] && counts[i] ? format_ratio(*counts[i], *counts[0])
@@ -310,19 +326,22 @@ void print_network_row(const NetworkCase& c, bool board) {
     }
     std::cout << (counts[0] ? std::to_string(*counts[0]) : "-") << " | ";
   } else {
-    std::cout << "not run (--board) | not run (--board) | - | ";
+    std::cout << "not run (--board) | not run (--board) | not run (--board) | - | ";
   }
-  std::cout << (without->verification.verified ? "yes" : "no") << " / "
-            << (with->verification.verified ? "yes" : "no") << " |\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    std::cout << (i ? " / " : "") << (reports[i].verification.verified ? "yes" : "no");
+  }
+  std::cout << " |\n";
 }
 
 void print_network_table(bool board, const std::string& only) {
   std::cout << "## Whole networks: every technique together\n\n"
-            << "| model | ordinary peak / arena B | best without overlap: peak / arena B (plan) | with overlap: peak / "
-               "arena B (plan) | goal B | arena within goal | TFLM arena_used_bytes | M4 instructions, best without "
-               "overlap / ordinary | M4 instructions, with overlap / ordinary | M4 instructions, ordinary | verified "
-               "(without / with overlap) |\n"
-            << "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n";
+            << "| model | ordinary peak / arena B | smallest without overlap: peak / arena B (plan) | smallest, every "
+               "technique (`--latency-budget none`): peak / arena B (plan) | default compile (every technique, "
+               "latency budget 1.05): peak / arena B (plan) | goal B | default within goal | TFLM "
+               "arena_used_bytes | M4 instructions / ordinary: without overlap | M4: smallest | M4: default | M4 "
+               "instructions, ordinary | verified (without overlap / smallest / default) |\n"
+            << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|\n";
   for (const NetworkCase& c : list_network_cases()) {
     if (!only.empty() && c.name != only) continue;
     std::cerr << "network " << c.name << "...\n";

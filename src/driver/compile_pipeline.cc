@@ -214,19 +214,31 @@ Result<CompileReport> compile_model(const ir::Graph& graph, const CompileOptions
     add(std::move(c));
   }
 
-  // 6. overlap: segment-level overlap (vMCU) on the plans above that can use
-  //    it (the chosen order, in place or not, and PEX): fused inverted
-  //    bottlenecks and outputs over the inputs they consume, placed again.
+  // 6. overlap: segment-level overlap (vMCU) on the plans above (the chosen
+  //    order, in place or not, PEX, and MOTES's row-loop plan, outside its
+  //    loops): fused inverted bottlenecks and outputs over the inputs they
+  //    consume, placed again; within the latency budget where it can be.
   if (options.techniques.overlap) {
     const CompileOptions part = next_search_options();
     const size_t built = report.candidates.size();
     for (size_t i = built > 1 ? 1 : 0; i < built; ++i) {  // the order's plan replaces ordinary's
-      // Not yet on MOTES's row loops: overlap inside loops is not built.
-      if (!report.candidates[i].built || report.candidates[i].rank == LatencyRank::kMotes) continue;
+      if (!report.candidates[i].built) continue;
       TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> c,
                                build_overlap_candidate(graph, report.candidates[i],
                                                                report.ordinary().predicted_instructions, part));
-      if (c) add(std::move(*c));
+      if (!c) continue;
+      // Known gap: the overlap lowering does not handle every row-loop plan
+      // yet (property_compile_budget_property_test, seed 1: a call after the
+      // loops reads bytes another buffer of the composed plan holds); a
+      // composed plan verify_plan rejects is listed as not built, never
+      // chosen.
+      if (report.candidates[i].rank == LatencyRank::kMotes) {
+        if (const Status valid = plan::verify_plan(graph, c->plan); !valid) {
+          c->built = false;
+          c->note = "overlap on the row-loop plan not built: verify_plan rejects it: " + valid.error().message;
+        }
+      }
+      add(std::move(*c));
     }
   }
 

@@ -73,7 +73,8 @@ struct OverlapResult {
 //     peak does not need are removed again, one at a time in step order.
 // With fuse_only_where_the_peak_needs_it, steps 1-3 are redone with each
 // fused block left unfused in turn, kept unfused when the peak allows.
-// Requires: plan from build_operator_plan or build_pex_plan, not placed.
+// Requires: plan from build_operator_plan, build_pex_plan or build_motes_plan
+// (row loops kept as they are), not placed.
 // Guarantees: verify_plan holds; MACs and the graph's outputs unchanged; the
 // peak not above the input plan's;
 // techniques gains "overlap" when anything was fused or overlapped.
