@@ -4,6 +4,13 @@
 // instructions of each call (where a plan's prediction error is).
 //
 //   tinyfit_bench_call_costs MODEL [--techniques LIST] [--latency-budget D|none] [--sram SIZE]
+//   tinyfit_bench_call_costs MODEL --bench-plan ordinary|pex|inplace
+//
+// --bench-plan predicts instead the plan tinyfit_bench_cost_model measures
+// for that row of docs/benchmarks/cost_model.md (no workspaces), whose
+// emitted C it leaves under build/tests/mcu/programs/cost_model/MODEL_PLAN:
+// bench/mcu_call_profile.py --predicted --emitted that directory MODEL --
+// --bench-plan pex puts the two side by side.
 //
 // Prints one line per runtime kernel of each plan call (a call in a loop sums
 // its iterations), tab-separated: the plan call's index in emission order (its
@@ -15,6 +22,8 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -39,16 +48,25 @@ Result<double> parse_budget(const std::string& text) {
   return budget;
 }
 
-Status print_call_costs(const std::string& model, driver::CompileOptions options) {
-  TINYFIT_ASSIGN_OR_RETURN(const mcu::CheckedModel m, mcu::load_checked_model(model));
+// The plan `tinyfit compile` chooses with `options`, or with `bench_plan`
+// set, the one tinyfit_bench_cost_model measures for that row.
+Result<plan::Plan> build_plan(const ir::Graph& graph, driver::CompileOptions options,
+                              std::optional<mcu::Technique> bench_plan) {
+  if (bench_plan) return mcu::build_technique_plan(graph, *bench_plan);
   options.execute = false;
-  TINYFIT_ASSIGN_OR_RETURN(const driver::CompileReport report, driver::compile_model(m.graph, options));
-  const plan::Plan& plan = report.result().plan;
+  TINYFIT_ASSIGN_OR_RETURN(const driver::CompileReport report, driver::compile_model(graph, options));
+  std::cerr << "plan " << report.result().name << ": arena " << format_thousands(report.result().arena_bytes)
+            << " B\n";
+  return report.result().plan;
+}
+
+Status print_call_costs(const std::string& model, const driver::CompileOptions& options,
+                        std::optional<mcu::Technique> bench_plan) {
+  TINYFIT_ASSIGN_OR_RETURN(const mcu::CheckedModel m, mcu::load_checked_model(model));
+  TINYFIT_ASSIGN_OR_RETURN(const plan::Plan plan, build_plan(m.graph, options, bench_plan));
   TINYFIT_ASSIGN_OR_RETURN(const cost::CostTable* table, cost::find_cost_table(options.target));
   TINYFIT_ASSIGN_OR_RETURN(const auto work, exec::count_call_work(m.graph, plan));
   TINYFIT_ASSIGN_OR_RETURN(const cost::PlanWork whole, exec::count_plan_work(m.graph, plan));
-  std::cerr << "plan " << report.result().name << ": arena " << format_thousands(report.result().arena_bytes)
-            << " B\n";
   std::cout << std::fixed << std::setprecision(0);
   int index = 0;
   TINYFIT_RETURN_IF_ERROR(plan::walk_calls(plan.steps, [&](const plan::KernelCall& call, plan::LoopNest) -> Status {
@@ -73,6 +91,12 @@ int run(int argc, char** argv) {
   app.add_option("--techniques", techniques, "as tinyfit compile --techniques")->capture_default_str();
   app.add_option("--latency-budget", budget, "as tinyfit compile --latency-budget")->capture_default_str();
   app.add_option("--sram", sram, "as tinyfit compile --sram");
+  std::optional<mcu::Technique> bench_plan;
+  const std::map<std::string, mcu::Technique> bench_plans = {
+      {"ordinary", mcu::Technique::kOrdinary}, {"pex", mcu::Technique::kPex}, {"inplace", mcu::Technique::kInplace}};
+  app.add_option("--bench-plan", bench_plan,
+                 "ordinary, pex or inplace: the plan tinyfit_bench_cost_model measures for that row instead")
+      ->transform(CLI::CheckedTransformer(bench_plans));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,7 +119,7 @@ int run(int argc, char** argv) {
     }
     options.sram_bytes = *bytes;
   }
-  if (const Status status = print_call_costs(model, options); !status) {
+  if (const Status status = print_call_costs(model, options, bench_plan); !status) {
     std::cerr << status.error().format() << "\n";
     return 1;
   }

@@ -21,9 +21,12 @@ MACs once per call (ordinary plans make one call a node). For finding where a
 plan's instructions go; tinyfit_bench_mcu gives the table figures.
 --predicted adds the latency model's prediction of every call (summed over a
 loop's iterations, from build/bench/tinyfit_bench_call_costs with the same
---techniques, --latency-budget and --sram; not with --emitted) beside the
+--techniques, --latency-budget and --sram) beside the
 measured instructions, and the totals per kernel: where a plan's prediction
 error is. The measured column includes the counter reads (about 40 a call).
+With --emitted on a program of tinyfit_bench_cost_model
+(build/tests/mcu/programs/cost_model/MODEL_PLAN), pass `-- --bench-plan PLAN`
+(ordinary, pex or inplace) so that the predictions are of that plan.
 """
 import argparse
 import json

@@ -121,6 +121,32 @@ OracleCase make_sized_conv(Random& r, DType dtype) {
   return c;
 }
 
+// The first layer of an RGB network (a 3x3 Conv2D over three channels,
+// stride 1 or 2, "same" padding as TFLite or ONNX puts it), at feature-map
+// sizes: partial execution's one-channel chunks of it take the window
+// kernel's four-pixel path (conv2d_window_dsp.h window_dsp_channel9), which
+// random channel counts seldom reach.
+OracleCase make_sized_rgb_stem(Random& r, DType dtype) {
+  OracleCase c;
+  SizedWindow w;
+  int64_t out_channels;
+  do {
+    w.rows = r.uniform_int(4, 64);
+    w.cols = r.chance(0.7) ? w.rows : r.uniform_int(4, 64);
+    w.kernel_h = w.kernel_w = 3;
+    w.stride = r.pick(std::vector<int64_t>{1, 2, 2});
+    const bool same = r.chance(0.85);
+    w.pad_top = same ? (w.stride == 2 ? r.uniform_int(0, 1) : 1) : 0;
+    w.pad_left = w.pad_top;
+    w.pad_bottom = w.pad_right = same ? 1 : 0;
+    out_channels = r.pick(std::vector<int64_t>{3, 4, 8, 8, 12, 16, 16, 24, 32});
+  } while (w.out_rows() * w.out_cols() * out_channels * 27 > 1500000);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, 3});
+  add_conv_node(c, r, dtype, OpType::kConv2D, x, {out_channels, 3, 3, 3}, {1, w.out_rows(), w.out_cols(), out_channels},
+                out_channels, 27, conv_attrs(w));
+  return c;
+}
+
 OracleCase make_sized_depthwise(Random& r, DType dtype) {
   OracleCase c;
   const SizedWindow w = random_sized_window(r, 32, false);
@@ -617,6 +643,9 @@ std::vector<Maker> list_makers() {
     makers.push_back({"fc" + s, "conv" + s, [t](Random& r) { return make_fully_connected_case(r, t); }, 2, true});
     makers.push_back({"sized_conv" + s, "conv" + s, [t](Random& r) { return make_sized_conv(r, t); }, 8, true});
     makers.push_back({"sized_dwconv" + s, "conv" + s, [t](Random& r) { return make_sized_depthwise(r, t); }, 6, true});
+    if (t != DType::kF32) {
+      makers.push_back({"sized_rgb_stem" + s, "conv" + s, [t](Random& r) { return make_sized_rgb_stem(r, t); }, 2, true});
+    }
     makers.push_back({"sized_multiplier_dwconv" + s, "conv" + s,
                       [t](Random& r) { return make_sized_multiplier_depthwise(r, t); }, 3, true});
     makers.push_back({"sized_fc" + s, "conv" + s, [t](Random& r) { return make_sized_fully_connected(r, t); }, 3, true});

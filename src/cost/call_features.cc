@@ -94,9 +94,11 @@ void add_path_features(const std::vector<AxisTaps>& axes, double other_pixels, d
 // `channels` output channels. Its odd runs are the interior run along each
 // row (the columns whose window is whole, axes[1].whole_outputs) and, down
 // each other column, the rows whose window is whole (axes[0].whole_outputs);
-// a run of fewer than two pixels counts as pixel by pixel.
+// a run of fewer than two pixels counts as pixel by pixel. `quads`: the call
+// runs the rows' interior runs four pixels at a time instead
+// (takes_quads_path; kQuadRows .. kQuadStepRows), the column runs in pairs.
 void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels, double pixels, double channels,
-                          double work_per_tap, FeatureVector& f) {
+                          double work_per_tap, bool quads, FeatureVector& f) {
   const double pixel_pairs = pixels * std::ceil(channels / kGemmChannels);
   const double inbound_work = at(f, Feature::kInboundWork);
   at(f, Feature::kPixelPairSlots) = pixel_pairs;
@@ -112,7 +114,13 @@ void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels
   const double column_run = axes[0].whole_outputs >= 2 ? axes[0].whole_outputs : 0;
   const double border_cols = other_pixels * (axes[1].outputs - axes[1].whole_outputs);
   const double border_col_taps = other_pixels * (axes[1].inbound - axes[1].whole_outputs * kernel_cols);
-  const double row_pairs = std::ceil(run / 2), column_pairs = std::ceil(column_run / 2);
+  const double row_pairs = quads ? 0 : std::ceil(run / 2), column_pairs = std::ceil(column_run / 2);
+  if (quads) {
+    const double steps = std::ceil(run / 4);
+    at(f, Feature::kQuadRows) = out_rows;
+    at(f, Feature::kQuadSteps) = out_rows * steps;
+    at(f, Feature::kQuadStepRows) = tap_rows * steps;
+  }
   at(f, Feature::kOddRunPairs) = out_rows * row_pairs + border_cols * column_pairs;
   at(f, Feature::kOddRunTapRows) = tap_rows * row_pairs + border_cols * column_pairs * kernel_rows;
   at(f, Feature::kOddRunWork) =
@@ -120,6 +128,24 @@ void add_odd_run_features(const std::vector<AxisTaps>& axes, double other_pixels
   at(f, Feature::kPixelPairSlots) = pixel_pairs - out_rows * run - border_cols * column_run;
   at(f, Feature::kPixelPairWork) =
       inbound_work - (tap_rows * run * kernel_cols + column_run * kernel_rows * border_col_taps) * work_per_tap;
+}
+
+// Whether the window kernel runs the call's interior four pixels at a time
+// (window_dsp_channel9_serves, call_features.h kQuadRows): one output
+// channel of an ungrouped Conv2D whose window rows are nine contiguous
+// elements (the input's pixels dense: a Conv2D reads all its input
+// channels), at most three of them, pixels 3 or 6 elements apart, at least
+// four interior pixels a row.
+bool takes_quads_path(const CallGeometry& call, const std::vector<AxisTaps>& axes) {
+  const ir::Node& node = *call.node;
+  if (node.op != ir::OpType::kConv2D || !call.graph->has_input(node, 0) || call.written.back().size() != 1 ||
+      axes.size() != 2 || axes[1].whole_outputs < 4) {
+    return false;
+  }
+  const auto& a = node.attr<ir::ConvAttrs>();
+  const int64_t cin = call.graph->input_tensor(node, 0).shape.back();
+  const int64_t x_step = a.stride_w * cin;
+  return a.groups == 1 && a.dilation_w == 1 && a.kernel_w * cin == 9 && a.kernel_h <= 3 && (x_step == 3 || x_step == 6);
 }
 
 // Whether the im2col kernels run the call on their dense pointwise path
@@ -206,6 +232,9 @@ std::string_view feature_name(Feature feature) {
     case Feature::kGemmDotSteps: return "gemm_dot_steps";
     case Feature::kGemmOddDots: return "gemm_odd_dots";
     case Feature::kGemmLoneGroups: return "gemm_lone_groups";
+    case Feature::kQuadRows: return "quad_rows";
+    case Feature::kQuadSteps: return "quad_steps";
+    case Feature::kQuadStepRows: return "quad_step_rows";
   }
   return "?";
 }
@@ -314,7 +343,7 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
   at(f, Feature::kStagedElements) =
       std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;
-  add_odd_run_features(axes, other_pixels, pixels, channels, work_per_tap, f);
+  add_odd_run_features(axes, other_pixels, pixels, channels, work_per_tap, takes_quads_path(call, axes), f);
   return f;
 }
 

@@ -145,8 +145,19 @@ enum class Feature : int {
   kGemmDotSteps,          // kGemmPairGroups x ceil(K / 4): the words the dot products step through
   kGemmOddDots,           // kGemmPairGroups when ceil(K / 4) is odd (the single word before the loop)
   kGemmLoneGroups,        // ceil(pixels / 3) x the channels of the range whose pair partner is outside it
+  // The window kernel's third path (conv2d_window_dsp.h window_dsp_channel9):
+  // a one-channel call whose window rows are nine contiguous elements (3x3
+  // over three input channels, or 1x9 over one), at most three of them,
+  // pixels 3 or 6 elements apart, runs each output row's interior (at least
+  // four pixels) four pixels at a time, the last four overlapping the ones
+  // before: PEX's one-channel chunks of an RGB stem. Those pixels are then
+  // none of the odd runs' (kOddRunPairs .. kOddRunWork are 0) and the
+  // pixel-by-pixel path runs only the border pixels.
+  kQuadRows,              // output rows of such a call (a row's tap range and bias)
+  kQuadSteps,             // those rows x ceil(interior pixels / 4): four requantised, stored pixels
+  kQuadStepRows,          // those steps x their in-bounds window rows (a row's two weight words, four pixels)
 };
-inline constexpr int kFeatureCount = 60;
+inline constexpr int kFeatureCount = 63;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

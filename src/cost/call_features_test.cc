@@ -119,6 +119,48 @@ TEST(ComputeCallFeatures, TheWindowKernelsOddChannelRunsItsInteriorAndBorderColu
   EXPECT_EQ(at(h, Feature::kPixelPairWork), 400);   // 100 taps x 2 channels x 2
 }
 
+// An RGB stem, input [1,9,17,3], 3x3 stride 2 padding 1, 4 output channels:
+// output [1,5,9,4], columns 1..7 interior (7 pixels a row: two steps of
+// four, the second overlapping), rows 1..3 interior, rows' in-bounds window
+// rows 2+3+3+3+2 = 13.
+// A one-channel call runs that interior four pixels at a time (the window
+// kernel's channel9 path), not in the odd channel's pairs.
+TEST(ComputeCallFeatures, AOneChannelCallOfAnRgbStemRunsItsInteriorFourPixelsAtATime) {
+  testing::TestGraph t;
+  ir::ConvAttrs a;
+  a.kernel_h = a.kernel_w = 3;
+  a.stride_h = a.stride_w = 2;
+  a.pad = {1, 1, 1, 1};
+  t.node(ir::OpType::kConv2D, {t.input({1, 9, 17, 3}), t.constant({4, 3, 3, 3})}, a);
+  CallGeometry one;
+  one.graph = &t.graph;
+  one.node = &t.graph.nodes.front();
+  one.written = {{0, 1}, {0, 5}, {0, 9}, {2, 3}};
+  one.read_elements = 9 * 17 * 3;
+  const FeatureVector f = compute_call_features(one);
+  EXPECT_EQ(at(f, Feature::kQuadRows), 5);
+  EXPECT_EQ(at(f, Feature::kQuadSteps), 10);       // 5 rows x 2 steps
+  EXPECT_EQ(at(f, Feature::kQuadStepRows), 26);    // 13 window rows x 2 steps
+  EXPECT_EQ(at(f, Feature::kOddRunPairs), 4);      // only the 2 border columns' runs of 3 rows: 2 pairs each
+  EXPECT_EQ(at(f, Feature::kPixelPairSlots), 4);   // the 4 corner pixels
+  CallGeometry two = one;
+  two.written[3] = {2, 4};  // two channels: every pixel a pair
+  const FeatureVector g = compute_call_features(two);
+  EXPECT_EQ(at(g, Feature::kQuadSteps), 0);
+  EXPECT_EQ(at(g, Feature::kQuadStepRows), 0);
+}
+
+// The ConvGraph's one-channel call (two input channels: window rows of six)
+// takes the pair path, not the four-pixel one.
+TEST(ComputeCallFeatures, AOneChannelCallOfAnotherConvolutionHasNoFourPixelSteps) {
+  const ConvGraph c;
+  CallGeometry one = c.whole();
+  one.written[3] = {1, 2};
+  const FeatureVector f = compute_call_features(one);
+  EXPECT_EQ(at(f, Feature::kQuadSteps), 0);
+  EXPECT_EQ(at(f, Feature::kOddRunPairs), 6);
+}
+
 TEST(ComputeCallFeatures, ARowChunkCountsItsOwnRowsTaps) {
   const ConvGraph c;
   CallGeometry g = c.whole();

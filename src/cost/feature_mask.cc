@@ -26,9 +26,16 @@ bool counts_other_pixel_pairs(Feature feature) {
   }
 }
 
+// The window kernel's four-pixel path (conv2d_window_dsp.h window_dsp_channel9),
+// which no other kernel has.
+bool counts_window_quads(Feature feature) {
+  return feature == Feature::kQuadRows || feature == Feature::kQuadSteps || feature == Feature::kQuadStepRows;
+}
+
 }  // namespace
 
 bool feature_applies(std::string_view kernel, Feature feature) {
+  if (counts_window_quads(feature)) return kernel.find("_conv2d_window") != std::string_view::npos;
   return !(is_im2col_gemm(kernel) && counts_other_pixel_pairs(feature));
 }
 

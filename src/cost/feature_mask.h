@@ -8,6 +8,8 @@
 // the inputs left over after steps of four one by one, which the GEMM never
 // runs: it rounds K up to words of four) and on the window kernel's paths
 // (kOddRunPairs .. kPixelPairWork: pixel pairs of an odd channel's run).
+// The window kernel's four-pixel path (kQuadRows .. kQuadStepRows) is its
+// own: no other kernel's row may use it.
 #pragma once
 
 #include <string_view>

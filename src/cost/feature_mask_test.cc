@@ -24,6 +24,19 @@ TEST(FeatureMask, TheIm2colGemmRowsTakeNoPerPixelPairCounts) {
   EXPECT_TRUE(feature_applies("tf_qs8_conv2d_window__dsp", Feature::kOddRunWork));
 }
 
+// The window kernel's four-pixel path is its own.
+TEST(FeatureMask, OnlyTheWindowRowsTakeTheFourPixelCounts) {
+  for (const char* kernel : {"tf_qs8_conv2d_window__dsp", "tf_qu8_conv2d_window__dsp"}) {
+    EXPECT_TRUE(feature_applies(kernel, Feature::kQuadSteps)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kQuadStepRows)) << kernel;
+  }
+  for (const char* kernel : {"tf_qs8_conv2d_im2col__dsp", "tf_qs8_conv2d_direct", "tf_f32_conv2d_im2col"}) {
+    EXPECT_FALSE(feature_applies(kernel, Feature::kQuadRows)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kQuadSteps)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kQuadStepRows)) << kernel;
+  }
+}
+
 // Probes of an im2col kernel whose instructions follow its pair counts
 // exactly: a fit that could use kPairTail would; masked, it must use the
 // GEMM's own counts, and gives kPairTail no weight.
