@@ -480,18 +480,17 @@ TEST(CompilePipeline, MotesTokenLoopsRunBertTinyInt8BitExact) {
 
 // Without --sram, an overlap candidate predicted over the latency budget
 // leaves fused blocks unfused until it is within it. MobileNetV2-64 w0.35
-// (zoo, 3 blocks the peak needs fused): in place with every needed block
-// fused it is predicted over 1.13x ordinary (1.144x since the im2col
-// kernels' pixel runs made ordinary's stem faster and their rows were
-// refitted; 1.133x before, with a budget of 1.12; 1.08 while it was 1.092x),
-// so without the rule the compile would keep the ordinary plan
-// (order:best+inplace alone is slower still, 1.185x); with it, a plan that
-// leaves a block unfused is within 1.13x (1.120x), larger than the all-fused
-// one but the smallest within the budget, chosen and verified.
+// (zoo, 3 blocks the peak needs fused): the budget is set just below the
+// prediction of the plan with every needed block fused (1.124x ordinary at
+// main 8f66486), so that plan is over it whatever the cost tables predict
+// (a fixed budget had to follow each refit: 1.08, 1.12, 1.13). In place
+// alone is slower still (1.185x), so without the rule the compile would keep
+// the ordinary plan; with it, a plan that leaves one block unfused is within
+// the budget (1.111x, 15,872 B), larger than the all-fused one but the
+// smallest within it, chosen and verified.
 TEST(CompilePipeline, AnOverlapPlanOverTheLatencyBudgetLeavesBlocksUnfusedUntilWithin) {
   Result<ir::Graph> graph = import::import_model("zoo:mobilenetv2-64-w0.35-int8");
   ASSERT_TRUE(graph) << graph.error().format();
-  constexpr double kBudget = 1.13;
   const std::string name = "order:best+inplace+overlap";
   auto count_fused = [](const plan::Plan& plan) { return plan::list_fused_block_heads(plan).size(); };
   CompileOptions options = make_options("order,inplace,overlap");
@@ -499,16 +498,19 @@ TEST(CompilePipeline, AnOverlapPlanOverTheLatencyBudgetLeavesBlocksUnfusedUntilW
   Result<CompileReport> unbounded = compile_model(*graph, options);
   ASSERT_TRUE(unbounded) << unbounded.error().format();
   const CompileCandidate* every = find(*unbounded, name);
-  ASSERT_TRUE(every && every->built);
-  ASSERT_FALSE(within_latency_budget(unbounded->candidates, *every, kBudget))
-      << "the scenario needs the all-fused plan over the budget";
-  options.latency_budget = kBudget;
+  ASSERT_TRUE(every && every->built && every->predicted_instructions);
+  ASSERT_GE(count_fused(every->plan), 2u) << "the scenario needs blocks to leave unfused and one to keep";
+  // 0.4% of ordinary below the all-fused plan: less than leaving one block
+  // unfused saves (1.3% at 8f66486).
+  const double budget = *every->predicted_instructions / *unbounded->ordinary().predicted_instructions - 0.004;
+  ASSERT_FALSE(within_latency_budget(unbounded->candidates, *every, budget));
+  options.latency_budget = budget;
   options.execute = true;
   Result<CompileReport> bounded = compile_model(*graph, options);
   ASSERT_TRUE(bounded) << bounded.error().format();
   const CompileCandidate* within = find(*bounded, name);
   ASSERT_TRUE(within && within->built);
-  EXPECT_TRUE(within_latency_budget(bounded->candidates, *within, kBudget)) << within->note;
+  EXPECT_TRUE(within_latency_budget(bounded->candidates, *within, budget)) << within->note;
   EXPECT_LT(count_fused(within->plan), count_fused(every->plan));
   EXPECT_GT(count_fused(within->plan), 0u);
   EXPECT_GE(within->arena_bytes, every->arena_bytes);
