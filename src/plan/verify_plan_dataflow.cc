@@ -42,6 +42,13 @@ constexpr int kTagIndexBits = 40;
 
 }  // namespace
 
+// Who wrote a tagged element: a node's name, or the graph's inputs.
+std::string DataflowChecker::describe_tag_producer(int64_t tag) const {
+  const ir::NodeId producer = static_cast<ir::NodeId>((tag >> kTagIndexBits) - 2);
+  if (producer < 0) return "a graph input";
+  return "node '" + graph_.nodes[static_cast<size_t>(producer)].name + "'";
+}
+
 tl::unexpected<Diag> fail_plan(std::string problem) { return fail("plan: " + problem, ExitCode::kInternal); }
 
 std::string describe_call(const ir::Graph& graph, const KernelCall& call) {
@@ -137,8 +144,9 @@ Status DataflowChecker::read_elements(const KernelCall& call, const View& view, 
   });
   if (wrong_position < 0) return {};
   const int64_t tag = tags_[b][static_cast<size_t>(wrong_position)];
-  const std::string held =
-      tag == 0 ? "nothing" : "element " + std::to_string(tag & ((int64_t{1} << kTagIndexBits) - 1));
+  const std::string held = tag == 0 ? "nothing"
+                                    : "element " + std::to_string(tag & ((int64_t{1} << kTagIndexBits) - 1)) +
+                                          " of " + describe_tag_producer(tag);
   return fail_plan(describe_call(graph_, call) + " reads element " + std::to_string(wrong_index) + " of '" + name +
                    "' at position " + std::to_string(wrong_position) + ", which holds " + held);
 }
@@ -210,7 +218,9 @@ Status DataflowChecker::check_call(const KernelCall& call, std::span<const LoopC
     const ir::NodeId producer = accumulator || i >= input_producers.size() ? call.node : input_producers[i];
     TINYFIT_RETURN_IF_ERROR(read_elements(call, call.inputs[i], resolve_view(call.inputs[i], nest), producer));
   }
-  for (const View& view : call.outputs) write_elements(resolve_view(view, nest), view, call.node);
+  // A fused call (an inverted bottleneck) writes its last node's data.
+  const ir::NodeId writer = call.fused.empty() ? call.node : call.fused.back();
+  for (const View& view : call.outputs) write_elements(resolve_view(view, nest), view, writer);
   return {};
 }
 

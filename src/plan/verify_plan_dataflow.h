@@ -36,6 +36,7 @@ class DataflowChecker {
   // What an element of a tracked buffer holds: element `index` (row-major in
   // its tensor) written by node `producer` (-1: the caller); 0 = nothing.
   static int64_t make_tag(ir::NodeId producer, int64_t index);
+  std::string describe_tag_producer(int64_t tag) const;
 
   Status read_elements(const KernelCall& call, const View& view, const ViewInstance& instance,
                        ir::NodeId producer);

@@ -11,7 +11,8 @@
 //  - the plan without a budget is never larger than a budgeted one: giving
 //    up the budget never costs memory;
 //  - every built candidate passes verify_plan (the compositions too: overlap
-//    on MOTES's row-loop plans), and the chosen plan is verified (executed in
+//    on MOTES's row-loop plans, which are also executed whether chosen or
+//    not), and the chosen plan is verified (executed in
 //    an arena of exactly its size in the checking mode, bit-exact with the
 //    reference interpreter).
 // A failure is shrunk (fewer blocks, fewer channels, smaller images, same
@@ -20,13 +21,16 @@
 // Reproduce one case: TINYFIT_BUDGET_SEED=<seed>; more: TINYFIT_BUDGET_CASES=<n>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "driver/compile_choice.h"
 #include "driver/compile_pipeline.h"
+#include "driver/compile_verify.h"
 #include "ir/verify_graph.h"
 #include "partition/motes_search.h"
 #include "plan/verify_plan.h"
@@ -86,6 +90,11 @@ Net make_net(const NetSpec& spec) {
   return net;
 }
 
+bool is_overlap_on_row_loops(const driver::CompileCandidate& c) {
+  auto has = [&](std::string_view t) { return std::find(c.techniques.begin(), c.techniques.end(), t) != c.techniques.end(); };
+  return has("motes") && has("overlap");
+}
+
 // Empty when every budget's choice holds the rules above; otherwise the first problem.
 std::string check_net(const NetSpec& spec) {
   const Net net = make_net(spec);
@@ -115,6 +124,11 @@ std::string check_net(const NetSpec& spec) {
       if (!c.built) continue;
       if (Status valid = plan::verify_plan(net.graph, c.plan); !valid) {
         return what + c.name + ": " + valid.error().message;
+      }
+      if (is_overlap_on_row_loops(c)) {  // run even when not chosen: the composition is the newest lowering
+        Result<driver::Verification> run = driver::verify_by_execution(net.graph, c.plan, 1, /*exact=*/true);
+        if (!run) return what + c.name + ": " + run.error().format();
+        if (!run->verified) return what + c.name + " not verified: " + run->note;
       }
       if (c.arena_bytes < chosen.arena_bytes &&
           driver::within_latency_budget(report->candidates, c, budget)) {
