@@ -445,22 +445,65 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
     b += 2, r += 2, y0 += 2;                                                             \
   } while (y0 < y0_end)
 
+/* The columns' end, for the pair loop above. */
+#define IM2COL_DECLARE_COLUMNS_END const uint64_t* const x_end = columns + (ptrdiff_t)groups * IM2COL_PIXELS
+#else
+/* The pair loop of the kernels with int8 / uint8 weights, as the _wide
+ * kernels' above: the pairs from w on until y0 reaches y0_end, two groups of
+ * four taps a step after an odd first one, requantised through the records r
+ * (one copy for the folded records and one for the plain ones: a test per
+ * pair made a 1x1 chunk's loop over pixels spill more). */
+#define IM2COL_PAIR_LOOP(Record, requantize, r, clamp_of)                                \
+  do {                                                                                   \
+    int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;          \
+    const uint64_t* const w_end = w + groups;                                            \
+    const uint64_t* x = columns;                                                         \
+    if (groups & 1) {                                                                    \
+      IM2COL_WEIGHT_GROUP(w, x);                                                         \
+      ++w, x += IM2COL_PIXELS;                                                           \
+    }                                                                                    \
+    for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {                                  \
+      IM2COL_WEIGHT_GROUP(w, x);                                                         \
+      IM2COL_WEIGHT_GROUP(w + 1, x + IM2COL_PIXELS);                                     \
+    }                                                                                    \
+    IM2COL_REQUANTIZE_STORE_3X2(Record, requantize, r, clamp_of);                        \
+    b += 2, r += 2, y0 += 2;                                                             \
+  } while (y0 < y0_end)
+#define IM2COL_DECLARE_COLUMNS_END (void)0
 #endif
 
+/* The pairs [pair_begin, pair_end) of the three gathered pixels of `columns`
+ * (in im2col_pairs and im2col_pointwise, from their constants w_first,
+ * b_first, f_first, q_first of the range), stored from y_first (pixel 0's
+ * first pair) and y_first + y1, y_first + y2 (y1, y2: the caller's). */
+#define IM2COL_PAIRS(y_first)                                                      \
+  do {                                                                             \
+    const uint64_t* w = w_first;                                                   \
+    const int32_t* b = b_first;                                                    \
+    dsp_element* y0 = (y_first);                                                   \
+    dsp_element* const y0_end = y0 + (pair_end - pair_begin);                      \
+    IM2COL_DECLARE_COLUMNS_END;                                                    \
+    if (f_first != NULL) {                                                         \
+      const tf_requant_folded* f = f_first;                                        \
+      IM2COL_PAIR_LOOP(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp); \
+    } else {                                                                       \
+      const tf_requant_channel* q = q_first;                                       \
+      IM2COL_PAIR_LOOP(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);      \
+    }                                                                              \
+  } while (0)
+
 /* A run of pixels whose columns need no coordinates: `pixels` pixels in
- * rows of `run_cols` (a dense pointwise call's pixels, im2col_is_dense_pointwise:
- * one row of them all; or the pixels of an image whose windows are wholly in
- * the input, im2col_run), each row's pixels x_step elements apart in the
- * input from x on and y_step apart in the output from y on (already moved
- * back by the call's first channel), the rows x_row_step and y_row_step
- * apart. window NULL: a pixel's column is its `words` words of four
- * channels, widened; else the window's taps from the pixel's x
- * (im2col_gather_inside, window rows tap_row_step apart, into cols). */
+ * rows of `run_cols` (the pixels of an image whose windows are wholly in the
+ * input, im2col_run), each row's pixels x_step elements apart in the input
+ * from x on and y_step apart in the output from y on (already moved back by
+ * the call's first channel), the rows x_row_step and y_row_step apart; a
+ * pixel's column is the window's taps from its x (im2col_gather_inside,
+ * window rows tap_row_step apart, into cols). */
 typedef struct im2col_pixel_run {
   const dsp_element* x;
   dsp_element* y;
   ptrdiff_t x_step, y_step, x_row_step, y_row_step;
-  int32_t pixels, run_cols, words;
+  int32_t pixels, run_cols;
   uint32_t x_offset_lanes;
   const im2col_window* window;
   const im2col_columns* cols;
@@ -472,9 +515,9 @@ typedef struct im2col_pixel_run {
  * stored at y[i][c] (y[i] already moved back by the call's first channel; a
  * repeated pixel stores its first pixel's value again): the gathered pixels
  * of `columns` (dense NULL: one group, at y), or every pixel of a run
- * (im2col_pixel_run), three at a time, each pixel's channels or window
- * gathered straight into its column (a last group of fewer repeats its first
- * pixel, as im2col_run does). The call's constants are made once a call (im2col_call)
+ * (im2col_pixel_run), three at a time, each pixel's window gathered straight
+ * into its column (a last group of fewer repeats its first pixel, as
+ * im2col_run does). The call's constants are made once a call (im2col_call)
  * and the channel range's once a call of this function: a run
  * runs all its groups here, because this set-up made once a group of
  * three pixels cost a 1x1 chunk of 8 of 48 channels about 227 instructions a
@@ -513,9 +556,6 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   const int32_t lone_first = c_begin & 1;
   const int32_t pair_begin = c_begin + lone_first, pair_end = pair_begin + ((c_end - pair_begin) & ~1);
   const uint64_t* const w_first = words + (ptrdiff_t)(pair_begin >> 1) * groups * IM2COL_GROUP_WORDS;
-#ifndef TF_CONV_IM2COL_DSP_WIDE
-  const uint64_t* const w_last = w_first + (ptrdiff_t)((pair_end - pair_begin) >> 1) * groups;
-#endif
   const int32_t* const b_first = (const int32_t*)p->bias + pair_begin;
   /* One family of records: the folded ones when the compiler emitted
    * them (it then emits no plain ones), else the plain ones. */
@@ -525,15 +565,7 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   dsp_element* y[IM2COL_PIXELS];
   y[0] = y_group[0], y[1] = y_group[1], y[2] = y_group[2];
   for (;;) {
-    if (dense != NULL && dense->window == NULL) {
-      const int32_t count = dense->pixels - first_pixel < IM2COL_PIXELS ? dense->pixels - first_pixel : IM2COL_PIXELS;
-      const dsp_element* const x0 = dense->x + first_pixel * dense->x_step;
-      const dsp_element* const x1 = count > 1 ? x0 + dense->x_step : x0;
-      y[0] = dense->y + first_pixel * dense->y_step;
-      y[1] = count > 1 ? y[0] + dense->y_step : y[0];
-      y[2] = count > 2 ? y[1] + dense->y_step : y[0];
-      im2col_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
-    } else if (dense != NULL) {
+    if (dense != NULL) {
       /* A run's group: its first pixel's row and col (a division: one
        * instruction), a pixel past a row's end starts the next row; a last
        * group of fewer repeats its first pixel. */
@@ -559,46 +591,8 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
     if (lone_first) im2col_lone_channel(columns, words, groups, c_begin, y, p, k->folded, &clamp);
     if (pair_begin < pair_end) {
       /* The pairs' weights are consecutive: w runs on from pair to pair. */
-      const uint64_t* w = w_first;
-      const int32_t* b = b_first;
-      const tf_requant_folded* f = f_first;
-      const tf_requant_channel* q = q_first;
-      dsp_element* y0 = y[0] + pair_begin;
       const ptrdiff_t y1 = y[1] - y[0], y2 = y[2] - y[0];
-#ifdef TF_CONV_IM2COL_DSP_WIDE
-      const uint64_t* const x_end = columns + (ptrdiff_t)groups * IM2COL_PIXELS;
-      dsp_element* const y0_end = y0 + (pair_end - pair_begin);
-      if (f != NULL) {
-        IM2COL_PAIR_LOOP(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
-      } else {
-        IM2COL_PAIR_LOOP(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
-      }
-#else
-      do {
-        int32_t a00 = b[0], a01 = b[1], a10 = a00, a11 = a01, a20 = a00, a21 = a01;
-        const uint64_t* const w_end = w + groups;
-        const uint64_t* x = columns;
-        uint64_t ww;
-        if (groups & 1) {
-          ww = *w++;
-          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-          x += IM2COL_PIXELS;
-        }
-        for (; w < w_end; w += 2, x += 2 * IM2COL_PIXELS) {
-          ww = w[0];
-          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x);
-          ww = w[1];
-          IM2COL_GROUP_3X2((uint32_t)ww, (uint32_t)(ww >> 32), x + IM2COL_PIXELS);
-        }
-        if (f != NULL) {
-          IM2COL_REQUANTIZE_STORE_3X2(tf_requant_folded, dsp_requantize_folded, f, &folded_clamp);
-          f += 2, b += 2, y0 += 2;
-          continue;
-        }
-        IM2COL_REQUANTIZE_STORE_3X2(tf_requant_channel, dsp_requantize_smmlar, q, &clamp);
-        b += 2, q += 2, y0 += 2;
-      } while (w < w_last);
-#endif
+      IM2COL_PAIRS(y[0] + pair_begin);
     }
     if (pair_end < c_end) im2col_lone_channel(columns, words, groups, pair_end, y, p, k->folded, &clamp);
     if (dense == NULL) return;
@@ -606,7 +600,57 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
     if (first_pixel >= dense->pixels) return;
   }
 }
+
+/* A dense pointwise call's pixels (im2col_is_dense_pointwise): pixel i's
+ * column is its `words` words of four channels at x_pixel + i * x_step, its
+ * output at y + i * y_step (y moved back by the call's first channel);
+ * channels [c_begin, c_end) of three pixels at a time as im2col_pairs (a last
+ * group of fewer repeats its first pixel). Its own loop, the pixels' pointers
+ * advanced by a stride a group: as a run of im2col_pairs (each group's
+ * pointers from its first pixel's index, beside the window runs' code) a
+ * group's set-up cost about 111 instructions on the Cortex-M4, here about 87,
+ * paid per call: a 1x1 chunk of 8 of 48 channels (MobileNetV2-96-w0.35's
+ * partial execution) pays it for four pairs, the whole call for 24
+ * (tf_qs8_conv2d_im2col__dsp chunk calls 2,964,720 -> 2,817,360 instructions
+ * over six chunks, the whole call 2,537,000 -> 2,481,720). */
+TF_INNER_LOOP static void im2col_pointwise(uint64_t* columns, const im2col_call* k, int32_t c_begin, int32_t c_end,
+                                           const dsp_element* x_pixel, dsp_element* y, ptrdiff_t x_step,
+                                           ptrdiff_t y_step, int32_t pixels, int32_t words, uint32_t x_offset_lanes) {
+  const int32_t groups = k->groups;
+#ifndef TF_CONV_IM2COL_DSP_WIDE
+  const uint32_t w_offset_lanes = k->w_offset_lanes;
+#endif
+  const dsp_clamp clamp = k->clamp;
+  const dsp_clamp folded_clamp = dsp_folded_clamp(&clamp);
+  const int32_t narrowed = k->narrowed;
+  const tf_conv_params* const p = k->p;
+  const int32_t lone_first = c_begin & 1;
+  const int32_t pair_begin = c_begin + lone_first, pair_end = pair_begin + ((c_end - pair_begin) & ~1);
+  const uint64_t* const w_first = k->words + (ptrdiff_t)(pair_begin >> 1) * groups * IM2COL_GROUP_WORDS;
+  const int32_t* const b_first = (const int32_t*)p->bias + pair_begin;
+  const tf_requant_folded* const f_first = k->folded != NULL ? k->folded + pair_begin : NULL;
+  const tf_requant_channel* const q_first = k->folded != NULL ? NULL : p->requant + pair_begin;
+  for (; pixels > 0; pixels -= IM2COL_PIXELS, x_pixel += IM2COL_PIXELS * x_step, y += IM2COL_PIXELS * y_step) {
+    ptrdiff_t y1 = y_step, y2 = 2 * y_step;
+    const dsp_element* x1 = x_pixel + x_step;
+    const dsp_element* x2 = x1 + x_step;
+    if (pixels < IM2COL_PIXELS) {
+      if (pixels < 2) x1 = x_pixel, y1 = 0;
+      x2 = x_pixel, y2 = 0;
+    }
+    im2col_widen_three(columns, x_pixel, x1, x2, words, x_offset_lanes);
+    if (lone_first | (pair_end < c_end)) {
+      dsp_element* const y_group[IM2COL_PIXELS] = {y, y + y1, y + y2};
+      if (lone_first) im2col_lone_channel(columns, k->words, groups, c_begin, y_group, p, k->folded, &clamp);
+      if (pair_end < c_end) im2col_lone_channel(columns, k->words, groups, pair_end, y_group, p, k->folded, &clamp);
+    }
+    if (pair_begin < pair_end) IM2COL_PAIRS(y + pair_begin);
+  }
+}
+
+#undef IM2COL_PAIRS
 #undef IM2COL_PAIR_LOOP
+#undef IM2COL_DECLARE_COLUMNS_END
 #undef IM2COL_WEIGHT_GROUP
 #undef IM2COL_REQUANTIZE_STORE_3X2
 
@@ -709,16 +753,9 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   run.cols = &cols;
   run.zero_point = (dsp_element)(-x_offset);
   if (im2col_is_dense_pointwise(input, output, p, &win)) {
-    run.x = (const dsp_element*)input->data;
-    run.y = (dsp_element*)output->data - out_begin;
-    run.x_step = input->strides[2], run.y_step = output->strides[2];
-    run.x_row_step = run.y_row_step = 0;
-    run.pixels = run.run_cols = pixels;
-    run.words = cols.k4 >> 2;
-    run.window = NULL;
-    run.tap_row_step = 0;
-    y[0] = y[1] = y[2] = run.y;
-    if (pixels > 0) im2col_pairs(cols.words, &k, out_begin, out_end, y, &run); /* a row call may have none */
+    im2col_pointwise(cols.words, &k, out_begin, out_end, (const dsp_element*)input->data,
+                     (dsp_element*)output->data - out_begin, input->strides[2], output->strides[2], pixels,
+                     cols.k4 >> 2, x_offset_lanes);
     return;
   }
   if (groups == 1 && im2col_rows_contiguous(input, &win)) {
@@ -740,7 +777,6 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
     run.x_row_step = (ptrdiff_t)win.stride_h * input->strides[1], run.y_row_step = output->strides[1];
     run.pixels = (inside[1] - inside[0]) * (inside[3] - inside[2]);
     run.run_cols = inside[3] - inside[2];
-    run.words = 0;
     run.window = &win;
     run.tap_row_step = (ptrdiff_t)win.dilation_h * input->strides[1];
     for (n = 0; n < output->shape[0] && run.pixels > 0; ++n) {

@@ -304,13 +304,15 @@ static void dwconv_dsp_rows(const tf_view* input, const tf_view* output, const t
       const int32_t iy0 = (out_row + oy) * p->stride_h - p->pad_top - in_row;
       int32_t ky_begin, ky_end;
       conv_tap_range(iy0, p->dilation_h, kernel_h, input->shape[1], &ky_begin, &ky_end);
-      for (ox = 0; ox < out_cols; ++ox) {
+      /* The row's interior runs from its first pixel, then the loop goes on
+       * past it (a loop step a pixel cost a chunk call of 8 channels about
+       * 20 instructions a pixel on the Cortex-M4). */
+      for (ox = 0; ox < out_cols; ox = ox == interior_begin && interior_end > ox ? interior_end : ox + 1) {
         const int32_t ix0 = col_origin + ox * p->stride_w;
         dsp_element* y = (dsp_element*)output->data + n * ys0 + oy * ys1 + ox * ys2 - out_begin;
         dwconv_dsp_window win;
         int32_t kx_begin = 0, kx_end = kernel_w, c;
         const int interior = ox >= interior_begin && ox < interior_end;
-        if (interior && ox > interior_begin) continue; /* done with the first interior pixel of the row */
         if (!interior) conv_tap_range(ix0, p->dilation_w, kernel_w, in_cols, &kx_begin, &kx_end);
         win.x = (const dsp_element*)input->data + n * xs0 + (iy0 + ky_begin * p->dilation_h) * xs1 +
                 (ix0 + kx_begin * p->dilation_w) * xs2 - in_begin;
