@@ -40,6 +40,9 @@ bool sweeps_rows_or_cols(const View& view) {
 
 constexpr int kTagIndexBits = 40;
 
+// The element index a tag holds (make_tag's low bits).
+int64_t tag_index(int64_t tag) { return tag & ((int64_t{1} << kTagIndexBits) - 1); }
+
 }  // namespace
 
 // Who wrote a tagged element: a node's name, or the graph's inputs.
@@ -145,7 +148,7 @@ Status DataflowChecker::read_elements(const KernelCall& call, const View& view, 
   if (wrong_position < 0) return {};
   const int64_t tag = tags_[b][static_cast<size_t>(wrong_position)];
   const std::string held = tag == 0 ? "nothing"
-                                    : "element " + std::to_string(tag & ((int64_t{1} << kTagIndexBits) - 1)) +
+                                    : "element " + std::to_string(tag_index(tag)) +
                                           " of " + describe_tag_producer(tag);
   return fail_plan(describe_call(graph_, call) + " reads element " + std::to_string(wrong_index) + " of '" + name +
                    "' at position " + std::to_string(wrong_position) + ", which holds " + held);
@@ -182,7 +185,7 @@ Status DataflowChecker::copy_elements(const KernelCall& call, std::span<const Lo
   Status status;
   for_each_element(source, from.shape, [&](int64_t position, int64_t index) {
     const int64_t tag = tags_[fb][static_cast<size_t>(position)];
-    if (status && (tag == 0 || (tag & ((int64_t{1} << kTagIndexBits) - 1)) != index)) {
+    if (status && (tag == 0 || tag_index(tag) != index)) {
       status = fail_plan(describe_call(graph_, call) + " copies element " + std::to_string(index) + " of '" +
                          plan_.buffers[fb].name + "' from position " + std::to_string(position) +
                          (tag == 0 ? ", which holds nothing" : ", which holds another element"));
@@ -193,9 +196,9 @@ Status DataflowChecker::copy_elements(const KernelCall& call, std::span<const Lo
   size_t next = 0;
   for_each_element(target, to.shape, [&](int64_t position, int64_t index) {
     const int64_t tag = next < moved.size() ? moved[next++] : 0;
-    if (status && (tag & ((int64_t{1} << kTagIndexBits) - 1)) != index) {
+    if (status && tag_index(tag) != index) {
       status = fail_plan(describe_call(graph_, call) + " puts element " +
-                         std::to_string(tag & ((int64_t{1} << kTagIndexBits) - 1)) + " where its output view shows " +
+                         std::to_string(tag_index(tag)) + " where its output view shows " +
                          std::to_string(index));
     }
     tags_[tb][static_cast<size_t>(position)] = tag;

@@ -91,7 +91,9 @@ Net make_net(const NetSpec& spec) {
 }
 
 bool is_overlap_on_row_loops(const driver::CompileCandidate& c) {
-  auto has = [&](std::string_view t) { return std::find(c.techniques.begin(), c.techniques.end(), t) != c.techniques.end(); };
+  auto has = [&](std::string_view t) {
+    return std::find(c.techniques.begin(), c.techniques.end(), t) != c.techniques.end();
+  };
   return has("motes") && has("overlap");
 }
 
