@@ -157,6 +157,29 @@ OracleCase make_sized_depthwise(Random& r, DType dtype) {
   return c;
 }
 
+// A 3x3 stride-1 depthwise over rows of 16-96 pixels: the extents where the
+// planar kernel (dwconv2d_planar_dsp.h, rows of at least 16 output pixels)
+// runs in the CI models (vww_96's 48x48x8 and 24x24x32), which
+// make_sized_depthwise's windows of at most 32 leave to extrapolation.
+OracleCase make_sized_planar_depthwise(Random& r, DType dtype) {
+  OracleCase c;
+  SizedWindow w;
+  int64_t channels;
+  do {
+    w.rows = r.uniform_int(4, 96);
+    w.cols = r.chance(0.7) ? std::max<int64_t>(w.rows, 16) : r.uniform_int(16, 96);
+    w.kernel_h = w.kernel_w = 3;
+    w.stride = 1;
+    const bool same = r.chance(0.8);
+    w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = same ? 1 : 0;
+    channels = r.pick(std::vector<int64_t>{3, 4, 8, 8, 12, 16, 16, 24, 32, 48, 64, 96});
+  } while (w.out_cols() < 16 || w.out_rows() * w.out_cols() * channels * 9 > 1500000);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, channels});
+  add_conv_node(c, r, dtype, OpType::kDepthwiseConv2D, x, {1, 3, 3, channels}, {1, w.out_rows(), w.out_cols(), channels},
+                channels, 9, conv_attrs(w));
+  return c;
+}
+
 // A depthwise of depth multiplier 2-16 over a few input channels (a first
 // layer, as person_detect's: 96x96x1 into 8 channels): the kernels run each
 // output channel alone.
@@ -645,6 +668,8 @@ std::vector<Maker> list_makers() {
     makers.push_back({"sized_dwconv" + s, "conv" + s, [t](Random& r) { return make_sized_depthwise(r, t); }, 6, true});
     if (t != DType::kF32) {
       makers.push_back({"sized_rgb_stem" + s, "conv" + s, [t](Random& r) { return make_sized_rgb_stem(r, t); }, 2, true});
+      makers.push_back({"sized_planar_dwconv" + s, "conv" + s,
+                        [t](Random& r) { return make_sized_planar_depthwise(r, t); }, 2, true});
     }
     makers.push_back({"sized_multiplier_dwconv" + s, "conv" + s,
                       [t](Random& r) { return make_sized_multiplier_depthwise(r, t); }, 3, true});

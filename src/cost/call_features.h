@@ -156,8 +156,26 @@ enum class Feature : int {
   kQuadRows,              // output rows of such a call (a row's tap range and bias)
   kQuadSteps,             // those rows x ceil(interior pixels / 4): four requantised, stored pixels
   kQuadStepRows,          // those steps x their in-bounds window rows (a row's two weight words, four pixels)
+  // Written elements whose fused activation clamps inside the element type's
+  // range (ReLU6 at most output scales): the SIMD kernels then clamp each value
+  // with two compares, where a clamp to the whole range is one saturation.
+  kClampedElements,
+  // The planar depthwise kernel (dwconv2d_planar_dsp.h; a DepthwiseConv2D of
+  // multiplier 1, 3x3, stride 1, dilation 1, 0 for every other call), which
+  // shares none of dwconv2d_dsp.h's loops: per group of four written channels
+  // (from the range's first; the last may be short) it widens the window's
+  // input rows into channel planes, a row once (out rows + 2 of them, padding
+  // rows zeroed), then per channel and output row sums pairs of pixels and
+  // stores the row. A group of four widens its rows' interior words (two
+  // columns, both in the input) four channels a step; every other word, and
+  // every word of a short group, lane by lane.
+  kPlanarFillRows,        // groups x rows widened (a row's fill call)
+  kPlanarFillSteps,       // full groups x rows widened in the input x interior words (four channels a step)
+  kPlanarLaneWords,       // words widened lane by lane, x the channels they hold
+  kPlanarChannelRows,     // channels x output rows (a row's weights, sum and store calls)
+  kPlanarPairs,           // channels x output rows x ceil(output cols / 2): the pair sums
 };
-inline constexpr int kFeatureCount = 63;
+inline constexpr int kFeatureCount = 69;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

@@ -236,6 +236,59 @@ TEST(ComputeCallFeatures, AnUnrolled3x3WindowHasNoTapLoop) {
   EXPECT_EQ(at(f, Feature::kInteriorTapStepGroups), 0);
 }
 
+// The planar depthwise kernel's loops (dwconv2d_planar_dsp.h): 3x3, stride
+// 1, padding 1, 6 rows of 20 columns, 6 channels: one group of four and a
+// short one of two. Each group widens 8 rows (6 in the input, 2 of padding)
+// of 11 words (10 pairs of output pixels + 1); of an input row's words, 9
+// hold two input columns ((20 + 1) / 2 - (1 + 1) / 2): the full group widens
+// those four channels a step, the rest lane by lane.
+TEST(ComputeCallFeatures, ThePlanarDepthwiseCountsItsWidenedRowsAndPixelPairs) {
+  testing::TestGraph t;
+  t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 6, 20, 6}), t.constant({1, 3, 3, 6})},
+         testing::make_conv_attrs(3, 1, 1));
+  CallGeometry g;
+  g.graph = &t.graph;
+  g.node = &t.graph.nodes.front();
+  g.written = {{0, 1}, {0, 6}, {0, 20}, {0, 6}};
+  const FeatureVector f = compute_call_features(g);
+  EXPECT_EQ(at(f, Feature::kPlanarFillRows), 16);       // 2 groups x 8 rows
+  EXPECT_EQ(at(f, Feature::kPlanarFillSteps), 54);      // 1 full group x 6 input rows x 9 words
+  EXPECT_EQ(at(f, Feature::kPlanarLaneWords), 312);     // 4 x (6 x 2 + 2 x 11) + 2 channels x 8 x 11
+  EXPECT_EQ(at(f, Feature::kPlanarChannelRows), 36);    // 6 channels x 6 rows
+  EXPECT_EQ(at(f, Feature::kPlanarPairs), 360);         // x 10 pairs
+  EXPECT_EQ(at(f, Feature::kClampedElements), 0);       // float, no activation
+
+  // A stride-2 depthwise is not the planar kernel's: no counts.
+  testing::TestGraph s;
+  s.node(ir::OpType::kDepthwiseConv2D, {s.input({1, 6, 20, 6}), s.constant({1, 3, 3, 6})},
+         testing::make_conv_attrs(3, 2, 1));
+  g.graph = &s.graph;
+  g.node = &s.graph.nodes.front();
+  g.written = {{0, 1}, {0, 3}, {0, 10}, {0, 6}};
+  const FeatureVector strided = compute_call_features(g);
+  EXPECT_EQ(at(strided, Feature::kPlanarFillRows), 0);
+  EXPECT_EQ(at(strided, Feature::kPlanarPairs), 0);
+}
+
+// ReLU6 on an int8 output of scale 6/255 and zero point -128 clamps to the
+// whole range (one saturation); at scale 1/16 it clamps at 96 (compares).
+TEST(ComputeCallFeatures, AnActivationThatClampsInsideTheRangeCountsItsElements) {
+  for (const auto& [scale, clamped] : {std::pair{6.0f / 255.0f, 0.0}, std::pair{1.0f / 16.0f, 96.0}}) {
+    testing::TestGraph t;
+    t.dtype = ir::DType::kI8;
+    t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 6}), t.constant({1, 3, 3, 6})},
+           testing::make_conv_attrs(3, 1, 1));
+    ir::Node& node = t.graph.nodes.front();
+    node.activation = {0.0f, 6.0f};
+    t.graph.tensor(node.outputs.front()).quant = ir::QuantParams{{scale}, {-128}, 0};
+    CallGeometry g;
+    g.graph = &t.graph;
+    g.node = &node;
+    g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 6}};
+    EXPECT_EQ(at(compute_call_features(g), Feature::kClampedElements), clamped) << scale;
+  }
+}
+
 TEST(ComputeCallFeatures, AChannelChunkGroupsOnlyItsAlignedFours) {
   testing::TestGraph t;
   ir::ConvAttrs a;

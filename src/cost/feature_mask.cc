@@ -32,10 +32,24 @@ bool counts_window_quads(Feature feature) {
   return feature == Feature::kQuadRows || feature == Feature::kQuadSteps || feature == Feature::kQuadStepRows;
 }
 
+// The planar depthwise kernel's loops (dwconv2d_planar_dsp.h).
+bool counts_planar(Feature feature) {
+  return feature >= Feature::kPlanarFillRows && feature <= Feature::kPlanarPairs;
+}
+
+bool is_planar_depthwise(std::string_view kernel) {
+  return kernel.find("_dwconv2d_planar") != std::string_view::npos;
+}
+
 }  // namespace
 
 bool feature_applies(std::string_view kernel, Feature feature) {
   if (counts_window_quads(feature)) return kernel.find("_conv2d_window") != std::string_view::npos;
+  if (counts_planar(feature)) return is_planar_depthwise(kernel);
+  if (is_planar_depthwise(kernel)) {
+    return feature == Feature::kCalls || feature == Feature::kLoopCalls || feature == Feature::kElements ||
+           feature == Feature::kClampedElements;
+  }
   return !(is_im2col_gemm(kernel) && counts_other_pixel_pairs(feature));
 }
 

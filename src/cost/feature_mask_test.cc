@@ -37,6 +37,26 @@ TEST(FeatureMask, OnlyTheWindowRowsTakeTheFourPixelCounts) {
   }
 }
 
+// The planar depthwise kernel's counts are its own, and its row takes no
+// count of the other depthwise kernels' loops.
+TEST(FeatureMask, ThePlanarRowsTakeOnlyTheirOwnCounts) {
+  for (const char* kernel : {"tf_qs8_dwconv2d_planar__dsp", "tf_qu8_dwconv2d_planar__dsp"}) {
+    EXPECT_TRUE(feature_applies(kernel, Feature::kPlanarPairs)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kPlanarFillSteps)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kCalls)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kClampedElements)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kInteriorTapGroups)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPixelPairWork)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kRows)) << kernel;
+  }
+  for (const char* kernel : {"tf_qs8_dwconv2d_direct__dsp", "tf_qs8_dwconv2d_direct_rows__dsp", "tf_qs8_conv2d_im2col__dsp"}) {
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPlanarFillRows)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kPlanarPairs)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kClampedElements)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kInteriorTapGroups)) << kernel;
+  }
+}
+
 // Probes of an im2col kernel whose instructions follow its pair counts
 // exactly: a fit that could use kPairTail would; masked, it must use the
 // GEMM's own counts, and gives kPairTail no weight.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ir/activation_range.h"
 #include "ir/attrs.h"
 #include "ir/dtype.h"
 
@@ -45,17 +46,10 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m
   return multiply_by_quantized_multiplier(x, m.multiplier, m.shift);
 }
 
-// The clamp range of a quantized output: TFLite CalculateActivationRangeQuantized
-// generalised to any real clamp [min, max]: act_min = max(qmin, zp + round(min/scale)),
-// act_max = min(qmax, zp + round(max/scale)), in float like TFLite.
-struct ActivationRange {
-  int32_t min = 0;
-  int32_t max = 0;
-};
-ActivationRange compute_activation_range_quantized(const ir::FusedActivation& activation,
-                                                   ir::DType dtype, float scale, int32_t zero_point);
-
-// Round half away from zero of a float, as TfLiteRound (std::round).
-int32_t round_to_int32(float x);
+// The clamp range of a quantized output and TfLiteRound (ir/activation_range.h,
+// where the latency model reads them too).
+using ir::ActivationRange;
+using ir::compute_activation_range_quantized;
+using ir::round_to_int32;
 
 }  // namespace tinyfit::exec::reference

@@ -494,16 +494,19 @@ static im2col_call im2col_make_call(const tf_conv_params* p, int32_t groups) {
 
 /* A run of pixels whose columns need no coordinates: `pixels` pixels in
  * rows of `run_cols` (the pixels of an image whose windows are wholly in the
- * input, im2col_run), each row's pixels x_step elements apart in the input
- * from x on and y_step apart in the output from y on (already moved back by
- * the call's first channel), the rows x_row_step and y_row_step apart; a
- * pixel's column is the window's taps from its x (im2col_gather_inside,
- * window rows tap_row_step apart, into cols). */
+ * input, im2col_run; in the _wide kernels also a dense pointwise call's
+ * pixels, im2col_is_dense_pointwise: one row of them all), each row's pixels
+ * x_step elements apart in the input from x on and y_step apart in the
+ * output from y on (already moved back by the call's first channel), the
+ * rows x_row_step and y_row_step apart. window NULL (_wide only): a pixel's
+ * column is its `words` words of four channels, widened; else the window's
+ * taps from its x (im2col_gather_inside, window rows tap_row_step apart,
+ * into cols). */
 typedef struct im2col_pixel_run {
   const dsp_element* x;
   dsp_element* y;
   ptrdiff_t x_step, y_step, x_row_step, y_row_step;
-  int32_t pixels, run_cols;
+  int32_t pixels, run_cols, words;
   uint32_t x_offset_lanes;
   const im2col_window* window;
   const im2col_columns* cols;
@@ -565,6 +568,19 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   dsp_element* y[IM2COL_PIXELS];
   y[0] = y_group[0], y[1] = y_group[1], y[2] = y_group[2];
   for (;;) {
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+    if (dense != NULL && dense->window == NULL) {
+      /* A dense pointwise group: three pixels a stride apart, their channels
+       * widened straight into the columns. */
+      const int32_t count = dense->pixels - first_pixel < IM2COL_PIXELS ? dense->pixels - first_pixel : IM2COL_PIXELS;
+      const dsp_element* const x0 = dense->x + first_pixel * dense->x_step;
+      const dsp_element* const x1 = count > 1 ? x0 + dense->x_step : x0;
+      y[0] = dense->y + first_pixel * dense->y_step;
+      y[1] = count > 1 ? y[0] + dense->y_step : y[0];
+      y[2] = count > 2 ? y[1] + dense->y_step : y[0];
+      im2col_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
+    } else
+#endif
     if (dense != NULL) {
       /* A run's group: its first pixel's row and col (a division: one
        * instruction), a pixel past a row's end starts the next row; a last
@@ -601,6 +617,7 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
   }
 }
 
+#ifndef TF_CONV_IM2COL_DSP_WIDE
 /* A dense pointwise call's pixels (im2col_is_dense_pointwise): pixel i's
  * column is its `words` words of four channels at x_pixel + i * x_step, its
  * output at y + i * y_step (y moved back by the call's first channel);
@@ -647,6 +664,7 @@ TF_INNER_LOOP static void im2col_pointwise(uint64_t* columns, const im2col_call*
     if (pair_begin < pair_end) IM2COL_PAIRS(y + pair_begin);
   }
 }
+#endif
 
 #undef IM2COL_PAIRS
 #undef IM2COL_PAIR_LOOP
@@ -753,9 +771,27 @@ static void im2col_run(const tf_view* input, const tf_view* output, const tf_con
   run.cols = &cols;
   run.zero_point = (dsp_element)(-x_offset);
   if (im2col_is_dense_pointwise(input, output, p, &win)) {
+#ifdef TF_CONV_IM2COL_DSP_WIDE
+    /* The _wide kernels run it as a run of im2col_pairs: GCC 12 gives their
+     * pair loop about 14 instructions a pair more in im2col_pointwise
+     * (vww_96's 13 widened calls 7,346,200 -> 7,141,680 instructions on the
+     * Cortex-M4 this way, bench/mcu_call_profile.py); the int8-weight
+     * kernels' loop is faster in im2col_pointwise. */
+    run.x = (const dsp_element*)input->data;
+    run.y = (dsp_element*)output->data - out_begin;
+    run.x_step = input->strides[2], run.y_step = output->strides[2];
+    run.x_row_step = run.y_row_step = 0;
+    run.pixels = run.run_cols = pixels;
+    run.words = cols.k4 >> 2;
+    run.window = NULL;
+    run.tap_row_step = 0;
+    y[0] = y[1] = y[2] = run.y;
+    if (pixels > 0) im2col_pairs(cols.words, &k, out_begin, out_end, y, &run); /* a row call may have none */
+#else
     im2col_pointwise(cols.words, &k, out_begin, out_end, (const dsp_element*)input->data,
                      (dsp_element*)output->data - out_begin, input->strides[2], output->strides[2], pixels,
                      cols.k4 >> 2, x_offset_lanes);
+#endif
     return;
   }
   if (groups == 1 && im2col_rows_contiguous(input, &win)) {
