@@ -170,6 +170,53 @@ bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
   return in.quant->scale != out.quant->scale || in.quant->zero_point != out.quant->zero_point;
 }
 
+// Whether the node's fused activation clamps its quantized output inside the
+// element type's range (call_features.h kClampedElements).
+bool clamps_inside_range(const ir::Graph& graph, const ir::Node& node) {
+  if (node.activation.is_none() || node.outputs.empty()) return false;
+  const ir::Tensor& out = graph.output_tensor(node, 0);
+  if (!out.quant || out.quant->scale.empty() || out.quant->zero_point.empty()) return false;
+  const ir::ActivationRange range = ir::compute_activation_range_quantized(
+      node.activation, out.dtype, out.quant->scale.front(), out.quant->zero_point.front());
+  return range.min > ir::dtype_min(out.dtype) || range.max < ir::dtype_max(out.dtype);
+}
+
+// The planar depthwise kernel's counts (call_features.h kPlanarFillRows ..
+// kPlanarPairs) of a call writing `batch` images of `rows` output rows of
+// `cols` columns, output channels `channels`: dwplanar_run's loops.
+void add_planar_features(const CallGeometry& call, double batch, double rows, double cols, ir::Range channels,
+                         FeatureVector& f) {
+  const ir::Node& node = *call.node;
+  if (node.op != ir::OpType::kDepthwiseConv2D || !call.graph->has_input(node, 0) || call.written.size() != 4) return;
+  const auto& a = node.attr<ir::ConvAttrs>();
+  const ir::Shape& in = call.graph->input_tensor(node, 0).shape;
+  if (a.kernel_h != 3 || a.kernel_w != 3 || a.stride_h != 1 || a.stride_w != 1 || a.dilation_h != 1 ||
+      a.dilation_w != 1 || in.back() != call.graph->output_tensor(node, 0).shape.back()) {
+    return;
+  }
+  const auto count = static_cast<int64_t>(channels.size());
+  const double full_groups = static_cast<double>(count / 4), short_channels = static_cast<double>(count % 4);
+  const double groups = full_groups + (short_channels > 0 ? 1 : 0);
+  // The rows widened per image: the window's rows of the written rows, those
+  // inside the input read, the others zeroed.
+  const int64_t first_row = call.written[1].begin - a.pad.top;
+  const int64_t last_row = call.written[1].end - 1 - a.pad.top + 2;
+  const double filled = static_cast<double>(last_row - first_row + 1);
+  const double in_rows =
+      static_cast<double>(std::max<int64_t>(0, std::min(last_row, in[1] - 1) - std::max<int64_t>(first_row, 0) + 1));
+  // Words of two lanes per plane row (dwplanar_run); the interior ones hold two input columns.
+  const double pairs = std::ceil(cols / 2);
+  const double words = pairs + 1;
+  const double interior = std::clamp<double>(
+      static_cast<double>((in[2] + a.pad.left) / 2 - (a.pad.left + 1) / 2), 0, words);
+  const double lanes_full = 4 * full_groups * (in_rows * (words - interior) + (filled - in_rows) * words);
+  at(f, Feature::kPlanarFillRows) = batch * groups * filled;
+  at(f, Feature::kPlanarFillSteps) = batch * full_groups * in_rows * interior;
+  at(f, Feature::kPlanarLaneWords) = batch * (lanes_full + short_channels * filled * words);
+  at(f, Feature::kPlanarChannelRows) = batch * static_cast<double>(count) * rows;
+  at(f, Feature::kPlanarPairs) = batch * static_cast<double>(count) * rows * pairs;
+}
+
 }  // namespace
 
 std::string_view feature_name(Feature feature) {
@@ -246,57 +293,6 @@ std::string_view feature_name(Feature feature) {
   }
   return "?";
 }
-
-namespace {
-
-// Whether the node's fused activation clamps its quantized output inside the
-// element type's range (call_features.h kClampedElements).
-bool clamps_inside_range(const ir::Graph& graph, const ir::Node& node) {
-  if (node.activation.is_none() || node.outputs.empty()) return false;
-  const ir::Tensor& out = graph.output_tensor(node, 0);
-  if (!out.quant || out.quant->scale.empty() || out.quant->zero_point.empty()) return false;
-  const ir::ActivationRange range = ir::compute_activation_range_quantized(
-      node.activation, out.dtype, out.quant->scale.front(), out.quant->zero_point.front());
-  return range.min > ir::dtype_min(out.dtype) || range.max < ir::dtype_max(out.dtype);
-}
-
-// The planar depthwise kernel's counts (call_features.h kPlanarFillRows ..
-// kPlanarPairs) of a call writing `batch` images of `rows` output rows of
-// `cols` columns, output channels `channels`: dwplanar_run's loops.
-void add_planar_features(const CallGeometry& call, double batch, double rows, double cols, ir::Range channels,
-                         FeatureVector& f) {
-  const ir::Node& node = *call.node;
-  if (node.op != ir::OpType::kDepthwiseConv2D || !call.graph->has_input(node, 0) || call.written.size() != 4) return;
-  const auto& a = node.attr<ir::ConvAttrs>();
-  const ir::Shape& in = call.graph->input_tensor(node, 0).shape;
-  if (a.kernel_h != 3 || a.kernel_w != 3 || a.stride_h != 1 || a.stride_w != 1 || a.dilation_h != 1 ||
-      a.dilation_w != 1 || in.back() != call.graph->output_tensor(node, 0).shape.back()) {
-    return;
-  }
-  const auto count = static_cast<int64_t>(channels.size());
-  const double full_groups = static_cast<double>(count / 4), short_channels = static_cast<double>(count % 4);
-  const double groups = full_groups + (short_channels > 0 ? 1 : 0);
-  // The rows widened per image: the window's rows of the written rows, those
-  // inside the input read, the others zeroed.
-  const int64_t first_row = call.written[1].begin - a.pad.top;
-  const int64_t last_row = call.written[1].end - 1 - a.pad.top + 2;
-  const double filled = static_cast<double>(last_row - first_row + 1);
-  const double in_rows =
-      static_cast<double>(std::max<int64_t>(0, std::min(last_row, in[1] - 1) - std::max<int64_t>(first_row, 0) + 1));
-  // Words of two lanes per plane row (dwplanar_run); the interior ones hold two input columns.
-  const double pairs = std::ceil(cols / 2);
-  const double words = pairs + 1;
-  const double interior = std::clamp<double>(
-      static_cast<double>((in[2] + a.pad.left) / 2 - (a.pad.left + 1) / 2), 0, words);
-  const double lanes_full = 4 * full_groups * (in_rows * (words - interior) + (filled - in_rows) * words);
-  at(f, Feature::kPlanarFillRows) = batch * groups * filled;
-  at(f, Feature::kPlanarFillSteps) = batch * full_groups * in_rows * interior;
-  at(f, Feature::kPlanarLaneWords) = batch * (lanes_full + short_channels * filled * words);
-  at(f, Feature::kPlanarChannelRows) = batch * static_cast<double>(count) * rows;
-  at(f, Feature::kPlanarPairs) = batch * static_cast<double>(count) * rows * pairs;
-}
-
-}  // namespace
 
 FeatureVector compute_call_features(const CallGeometry& call) {
   FeatureVector f{};
