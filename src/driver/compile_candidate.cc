@@ -496,6 +496,15 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
       TINYFIT_ASSIGN_OR_RETURN(CompileCandidate built, lower(searched, options.techniques.inplace, retries));
       if (!budgeted) {
         keep(std::move(built), label);
+        // As under a budget (below), the state lowered without in-place
+        // merges competes: its arena can be the smaller (the merges change
+        // the order search's room), and a plan without a budget must never
+        // be larger than the one a budget chooses.
+        if (options.techniques.inplace) {
+          TINYFIT_ASSIGN_OR_RETURN(CompileCandidate unmerged,
+                                   lower(searched, false, retries + "; in-place merges left out"));
+          keep(std::move(unmerged), label + ", in-place merges left out");
+        }
         break;
       }
       double predicted = built.predicted_instructions.value_or(partition::kNoLatencyBudget);
