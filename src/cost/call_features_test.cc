@@ -183,6 +183,15 @@ TEST(ComputeCallFeatures, AnAccumulateCallDoesItsShareOfTheWork) {
   EXPECT_EQ(at(f, Feature::kTapVisits), 300);  // the taps are visited all the same
 }
 
+// A call writing the whole output of `node`.
+CallGeometry make_whole_call(const ir::Graph& graph, const ir::Node& node) {
+  CallGeometry geometry;
+  geometry.graph = &graph;
+  geometry.node = &node;
+  for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
+  return geometry;
+}
+
 // A 5x5 depthwise over a small image, as MCUNet's late blocks have them:
 // input [1,6,6,10], padding 2, stride 1, output [1,6,6,10]. Along rows (and
 // cols) outputs 0..5 see 3, 4, 5, 5, 4, 3 taps (sum 24); outputs 2 and 3 see
@@ -226,11 +235,7 @@ TEST(ComputeCallFeatures, AnUnrolled3x3WindowHasNoTapLoop) {
   a.kernel_h = a.kernel_w = 3;
   a.pad = {1, 1, 1, 1};
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 8}), t.constant({1, 3, 3, 8})}, a);
-  CallGeometry g;
-  g.graph = &t.graph;
-  g.node = &t.graph.nodes.front();
-  g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 8}};
-  const FeatureVector f = compute_call_features(g);
+  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kInteriorTapGroups), 72);  // 2 x 2 interior pixels x 9 taps x 2 groups
   EXPECT_EQ(at(f, Feature::kInteriorTapRowGroups), 0);
   EXPECT_EQ(at(f, Feature::kInteriorTapStepGroups), 0);
@@ -246,11 +251,7 @@ TEST(ComputeCallFeatures, ThePlanarDepthwiseCountsItsWidenedRowsAndPixelPairs) {
   testing::TestGraph t;
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 6, 20, 6}), t.constant({1, 3, 3, 6})},
          testing::make_conv_attrs(3, 1, 1));
-  CallGeometry g;
-  g.graph = &t.graph;
-  g.node = &t.graph.nodes.front();
-  g.written = {{0, 1}, {0, 6}, {0, 20}, {0, 6}};
-  const FeatureVector f = compute_call_features(g);
+  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kPlanarFillRows), 16);       // 2 groups x 8 rows
   EXPECT_EQ(at(f, Feature::kPlanarFillSteps), 54);      // 1 full group x 6 input rows x 9 words
   EXPECT_EQ(at(f, Feature::kPlanarLaneWords), 312);     // 4 x (6 x 2 + 2 x 11) + 2 channels x 8 x 11
@@ -262,10 +263,7 @@ TEST(ComputeCallFeatures, ThePlanarDepthwiseCountsItsWidenedRowsAndPixelPairs) {
   testing::TestGraph s;
   s.node(ir::OpType::kDepthwiseConv2D, {s.input({1, 6, 20, 6}), s.constant({1, 3, 3, 6})},
          testing::make_conv_attrs(3, 2, 1));
-  g.graph = &s.graph;
-  g.node = &s.graph.nodes.front();
-  g.written = {{0, 1}, {0, 3}, {0, 10}, {0, 6}};
-  const FeatureVector strided = compute_call_features(g);
+  const FeatureVector strided = compute_call_features(make_whole_call(s.graph, s.graph.nodes.front()));
   EXPECT_EQ(at(strided, Feature::kPlanarFillRows), 0);
   EXPECT_EQ(at(strided, Feature::kPlanarPairs), 0);
 }
@@ -281,11 +279,7 @@ TEST(ComputeCallFeatures, AnActivationThatClampsInsideTheRangeCountsItsElements)
     ir::Node& node = t.graph.nodes.front();
     node.activation = {0.0f, 6.0f};
     t.graph.tensor(node.outputs.front()).quant = ir::QuantParams{{scale}, {-128}, 0};
-    CallGeometry g;
-    g.graph = &t.graph;
-    g.node = &node;
-    g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 6}};
-    EXPECT_EQ(at(compute_call_features(g), Feature::kClampedElements), clamped) << scale;
+    EXPECT_EQ(at(compute_call_features(make_whole_call(t.graph, node)), Feature::kClampedElements), clamped) << scale;
   }
 }
 
@@ -313,11 +307,7 @@ TEST(ComputeCallFeatures, ADepthMultiplierRunsEveryChannelAlone) {
   a.kernel_h = a.kernel_w = 3;
   a.pad = {1, 1, 1, 1};
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 1}), t.constant({1, 3, 3, 8})}, a);
-  CallGeometry g;
-  g.graph = &t.graph;
-  g.node = &t.graph.nodes.front();
-  g.written = {{0, 1}, {0, 4}, {0, 4}, {0, 8}};
-  const FeatureVector f = compute_call_features(g);
+  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kInteriorPixelGroups), 0);
   EXPECT_EQ(at(f, Feature::kBorderPixelGroups), 0);
   EXPECT_EQ(at(f, Feature::kUngroupedElements), 128);  // 16 pixels x 8 channels
