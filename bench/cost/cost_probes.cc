@@ -122,8 +122,8 @@ OracleCase make_sized_conv(Random& r, DType dtype) {
 }
 
 // The first layer of an RGB network (a 3x3 Conv2D over three channels,
-// stride 1 or 2, "same" padding as TFLite or ONNX puts it), at feature-map
-// sizes: partial execution's one-channel chunks of it take the window
+// stride 1 or 2, "same" padding as TFLite or ONNX puts it), at input sizes
+// up to MobileNetV2's 224x224 (at most 12 M MACs): partial execution's one-channel chunks of it take the window
 // kernel's four-pixel path (conv2d_window_dsp.h window_dsp_channel9), which
 // random channel counts seldom reach.
 OracleCase make_sized_rgb_stem(Random& r, DType dtype) {
@@ -131,8 +131,8 @@ OracleCase make_sized_rgb_stem(Random& r, DType dtype) {
   SizedWindow w;
   int64_t out_channels;
   do {
-    w.rows = r.uniform_int(4, 64);
-    w.cols = r.chance(0.7) ? w.rows : r.uniform_int(4, 64);
+    w.rows = r.uniform_int(4, 224);
+    w.cols = r.chance(0.7) ? w.rows : r.uniform_int(4, 224);
     w.kernel_h = w.kernel_w = 3;
     w.stride = r.pick(std::vector<int64_t>{1, 2, 2});
     const bool same = r.chance(0.85);
@@ -140,10 +140,33 @@ OracleCase make_sized_rgb_stem(Random& r, DType dtype) {
     w.pad_left = w.pad_top;
     w.pad_bottom = w.pad_right = same ? 1 : 0;
     out_channels = r.pick(std::vector<int64_t>{3, 4, 8, 8, 12, 16, 16, 24, 32});
-  } while (w.out_rows() * w.out_cols() * out_channels * 27 > 1500000);
+  } while (w.out_rows() * w.out_cols() * out_channels * 27 > 12000000);
   const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, 3});
   add_conv_node(c, r, dtype, OpType::kConv2D, x, {out_channels, 3, 3, 3}, {1, w.out_rows(), w.out_cols(), out_channels},
                 out_channels, 27, conv_attrs(w));
+  return c;
+}
+
+// A 1x1 stride-1 Conv2D over feature maps of 4-112 rows and 8-960 channels
+// (at most 12 M MACs): the expansions and projections of MobileNetV2 and
+// MCUNet blocks (e.g. MCUNet-320KB's 44x44x16 -> 80, MobileNetV2's 7x7x160 ->
+// 960), the dense pointwise path of the im2col kernels, which
+// make_sized_conv's maps of at most 24 rows and 1.5 M MACs leave to
+// extrapolation.
+OracleCase make_sized_pointwise(Random& r, DType dtype) {
+  OracleCase c;
+  SizedWindow w{};
+  int64_t in_channels, out_channels;
+  do {
+    w.rows = r.uniform_int(4, 112);
+    w.cols = r.chance(0.8) ? w.rows : r.uniform_int(4, 112);
+    w.kernel_h = w.kernel_w = w.stride = 1;
+    in_channels = r.pick(std::vector<int64_t>{8, 16, 16, 24, 32, 40, 48, 64, 80, 96, 144, 160, 192, 320, 384, 576});
+    out_channels = r.pick(std::vector<int64_t>{8, 16, 16, 24, 32, 40, 48, 64, 80, 96, 144, 160, 192, 320, 576, 960});
+  } while (w.rows * w.cols * in_channels * out_channels > 12000000);
+  const ir::TensorId x = add_sized_input(c, r, dtype, {1, w.rows, w.cols, in_channels});
+  add_conv_node(c, r, dtype, OpType::kConv2D, x, {out_channels, 1, 1, in_channels}, {1, w.rows, w.cols, out_channels},
+                out_channels, in_channels, conv_attrs(w));
   return c;
 }
 
@@ -377,7 +400,8 @@ ir::TensorId add_dsp_stage(OracleCase& c, Random& r, DType dtype, DspStage s) {
 }
 
 // An inverted bottleneck as the fused segment kernel computes it, at the
-// shapes of MCUNet's and MobileNetV2's blocks: depthwise 3x3, 5x5 or 7x7
+// shapes of MCUNet's and MobileNetV2's blocks (maps of 4-48 pixels a side:
+// MCUNet-320KB's first blocks run at 44x44): depthwise 3x3, 5x5 or 7x7
 // ("same"), stride 1 or 2, expansion 3-6, channels on and off the blocks of
 // four, a residual on half the stride-1 blocks; one in four a network's
 // first block, whose expand is a 3x3 stride-2 stem convolution of 1-4 input
@@ -385,7 +409,7 @@ ir::TensorId add_dsp_stage(OracleCase& c, Random& r, DType dtype, DspStage s) {
 // one fused overlapping call (its per-stage features, cost/call_features.h).
 OracleCase make_fused_inverted_residual(Random& r, DType dtype) {
   OracleCase c;
-  const int64_t rows = r.uniform_int(4, 24), cols = r.chance(0.7) ? rows : r.uniform_int(4, 24);
+  const int64_t rows = r.uniform_int(4, 48), cols = r.chance(0.7) ? rows : r.uniform_int(4, 48);
   const int64_t channels = r.pick(std::vector<int64_t>{8, 12, 16, 24, 40, 48});
   const int64_t expanded = channels * r.pick(std::vector<int64_t>{3, 4, 5, 6});
   const int64_t kernel = r.pick(std::vector<int64_t>{3, 5, 7});
@@ -668,6 +692,7 @@ std::vector<Maker> list_makers() {
     makers.push_back({"sized_dwconv" + s, "conv" + s, [t](Random& r) { return make_sized_depthwise(r, t); }, 6, true});
     if (t != DType::kF32) {
       makers.push_back({"sized_rgb_stem" + s, "conv" + s, [t](Random& r) { return make_sized_rgb_stem(r, t); }, 2, true});
+      makers.push_back({"sized_pointwise" + s, "conv" + s, [t](Random& r) { return make_sized_pointwise(r, t); }, 3, true});
       makers.push_back({"sized_planar_dwconv" + s, "conv" + s,
                         [t](Random& r) { return make_sized_planar_depthwise(r, t); }, 2, true});
     }
@@ -719,7 +744,7 @@ std::vector<Maker> list_makers() {
                       [t](Random& r) { return make_inverted_residual(r, t, true); }, 3, false});
     if (t != DType::kF32) {
       makers.push_back({"fused_inverted_residual" + s, "fused" + s,
-                        [t](Random& r) { return make_fused_inverted_residual(r, t); }, 5, false});
+                        [t](Random& r) { return make_fused_inverted_residual(r, t); }, 8, false});
       makers.push_back({"depthwise_block" + s, "chain" + s,
                         [t](Random& r) { return make_depthwise_block(r, t); }, 4, false});
     }

@@ -161,6 +161,30 @@ bool takes_pointwise_path(const CallGeometry& call) {
          a.groups == 1 && in_channels % 4 == 0;
 }
 
+// The im2col GEMM's run and one-by-one paths (call_features.h kGemmRunGroups
+// .. kGemmStagedElements) of a Conv2D call off the dense pointwise path:
+// `other_pixels` images, `pixels` written pixels, K = kernel_taps x
+// work_per_tap elements a column.
+void add_gemm_path_features(const CallGeometry& call, const std::vector<AxisTaps>& axes, double other_pixels,
+                            double pixels, double work_per_tap, double kernel_taps, FeatureVector& f) {
+  const ir::Node& node = *call.node;
+  if (node.op != ir::OpType::kConv2D || axes.size() != 2 || takes_pointwise_path(call)) return;
+  const auto& a = node.attr<ir::ConvAttrs>();
+  const bool runs = a.groups == 1 && a.dilation_w == 1 && call.work_share == 1.0 && call.even_pixels;
+  const double run_pixels = runs ? axes[0].whole_outputs * axes[1].whole_outputs : 0;  // per image
+  const double run_groups = other_pixels * std::ceil(run_pixels / kGemmPixels);
+  const double gathered_groups =
+      std::ceil((pixels - other_pixels * run_pixels) / kGemmPixels) * static_cast<double>(a.groups);
+  const double column = kernel_taps * work_per_tap;
+  const bool staged = std::fmod(work_per_tap, kGemmTaps) != 0;
+  const bool seven_words = a.kernel_h == 3 && static_cast<double>(a.kernel_w) * work_per_tap == 9;
+  at(f, Feature::kGemmRunGroups) = run_groups;
+  at(f, Feature::kGemmGatheredGroups) = gathered_groups;
+  at(f, Feature::kGemmGatheredRows) = gathered_groups * kGemmPixels * static_cast<double>(a.kernel_h);
+  at(f, Feature::kGemmStagedElements) =
+      staged ? kGemmPixels * column * (gathered_groups + (seven_words ? 0 : run_groups)) : 0;
+}
+
 // Whether the node's output 0 is quantized differently from its input 0.
 bool is_rescaled(const ir::Graph& graph, const ir::Node& node) {
   if (node.inputs.empty() || node.outputs.empty() || !graph.has_input(node, 0)) return false;
@@ -290,6 +314,10 @@ std::string_view feature_name(Feature feature) {
     case Feature::kPlanarLaneWords: return "planar_lane_words";
     case Feature::kPlanarChannelRows: return "planar_channel_rows";
     case Feature::kPlanarPairs: return "planar_pairs";
+    case Feature::kGemmRunGroups: return "gemm_run_groups";
+    case Feature::kGemmGatheredGroups: return "gemm_gathered_groups";
+    case Feature::kGemmGatheredRows: return "gemm_gathered_rows";
+    case Feature::kGemmStagedElements: return "gemm_staged_elements";
   }
   return "?";
 }
@@ -398,6 +426,7 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
   at(f, Feature::kStagedElements) =
       std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;
+  add_gemm_path_features(call, axes, other_pixels, pixels, work_per_tap, kernel_taps, f);
   add_odd_run_features(axes, other_pixels, pixels, channels, work_per_tap, takes_quads_path(call, axes), f);
   at(f, Feature::kClampedElements) = clamps_inside_range(*call.graph, *call.node) ? pixels * channels : 0;
   add_planar_features(call, extent[0], extent[1], extent[2], out, f);

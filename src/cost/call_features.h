@@ -174,8 +174,22 @@ enum class Feature : int {
   kPlanarLaneWords,       // words widened lane by lane, x the channels they hold
   kPlanarChannelRows,     // channels x output rows (a row's weights, sum and store calls)
   kPlanarPairs,           // channels x output rows x ceil(output cols / 2): the pair sums
+  // The im2col GEMM's two paths for a call off the dense pointwise path
+  // (conv2d_im2col_dsp.h im2col_run): an ungrouped convolution, not dilated
+  // along the row, of a whole, chunk or row call (not accumulate) runs the
+  // pixels whose windows lie wholly in the input image by image as runs,
+  // three a group, each window's rows widened straight into the columns
+  // (a 3x3 window over three channels as seven words); every other pixel is
+  // gathered one by one, three a group (per group of the convolution), with
+  // its tap ranges, window row by window row, padding filled, through a
+  // staging row when a tap's channels are not a multiple of four. The
+  // dense pointwise path counts none of these.
+  kGemmRunGroups,         // groups of three of the runs' pixels (per image)
+  kGemmGatheredGroups,    // groups of three of the pixels gathered one by one, x the convolution's groups
+  kGemmGatheredRows,      // those groups x 3 x window rows
+  kGemmStagedElements,    // elements copied through the staging row: 3 x K a group that stages
 };
-inline constexpr int kFeatureCount = 69;
+inline constexpr int kFeatureCount = 73;
 
 using FeatureVector = std::array<double, kFeatureCount>;
 

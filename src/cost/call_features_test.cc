@@ -90,6 +90,49 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
   EXPECT_EQ(at(compute_call_features(pair), Feature::kGemmLoneGroups), 0);
 }
 
+// A call writing the whole output of `node`.
+CallGeometry make_whole_call(const ir::Graph& graph, const ir::Node& node) {
+  CallGeometry geometry;
+  geometry.graph = &graph;
+  geometry.node = &node;
+  for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
+  return geometry;
+}
+
+// The im2col GEMM's two gather paths on ConvGraph: the 4 interior pixels
+// (rows and columns 1-2) run as one run in 2 groups of three; the other 12
+// are gathered one by one in 4 groups, 3 window rows a pixel; with 2 channels
+// a tap both paths stage their columns (3 x 18 elements a group). An
+// accumulate call gathers every pixel one by one.
+TEST(ComputeCallFeatures, TheIm2colGemmRunsItsInteriorAndGathersTheRest) {
+  const ConvGraph c;
+  const FeatureVector f = compute_call_features(c.whole());
+  EXPECT_EQ(at(f, Feature::kGemmRunGroups), 2);
+  EXPECT_EQ(at(f, Feature::kGemmGatheredGroups), 4);
+  EXPECT_EQ(at(f, Feature::kGemmGatheredRows), 36);     // 4 x 3 pixels x 3 window rows
+  EXPECT_EQ(at(f, Feature::kGemmStagedElements), 324);  // (2 + 4) x 3 x 18
+  CallGeometry accumulate = c.whole();
+  accumulate.work_share = 0.5;
+  const FeatureVector a = compute_call_features(accumulate);
+  EXPECT_EQ(at(a, Feature::kGemmRunGroups), 0);
+  EXPECT_EQ(at(a, Feature::kGemmGatheredGroups), 6);
+
+  // An RGB stem, 6x6x3 "same": 16 interior pixels in 6 run groups, which read
+  // their 3x3x3 windows as seven words (no staging); 20 gathered in 7 groups.
+  testing::TestGraph t;
+  t.node(ir::OpType::kConv2D, {t.input({1, 6, 6, 3}), t.constant({8, 3, 3, 3})}, testing::make_conv_attrs(3, 1, 1));
+  const FeatureVector stem = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
+  EXPECT_EQ(at(stem, Feature::kGemmRunGroups), 6);
+  EXPECT_EQ(at(stem, Feature::kGemmGatheredGroups), 7);
+  EXPECT_EQ(at(stem, Feature::kGemmStagedElements), 567);  // 7 x 3 x 27
+  // The dense pointwise path has neither.
+  testing::TestGraph p;
+  p.node(ir::OpType::kConv2D, {p.input({1, 4, 5, 8}), p.constant({6, 1, 1, 8})}, ir::ConvAttrs{});
+  const FeatureVector pointwise = compute_call_features(make_whole_call(p.graph, p.graph.nodes.front()));
+  EXPECT_EQ(at(pointwise, Feature::kGemmRunGroups), 0);
+  EXPECT_EQ(at(pointwise, Feature::kGemmGatheredGroups), 0);
+}
+
 // The window kernel on ConvGraph: columns 1 and 2 see the whole window, so
 // each of the 4 output rows has an interior run of 2 pixels, one pair; the
 // rows' in-bounds window rows sum to 10 (2 + 3 + 3 + 2). Rows 1 and 2 see
@@ -183,14 +226,6 @@ TEST(ComputeCallFeatures, AnAccumulateCallDoesItsShareOfTheWork) {
   EXPECT_EQ(at(f, Feature::kTapVisits), 300);  // the taps are visited all the same
 }
 
-// A call writing the whole output of `node`.
-CallGeometry make_whole_call(const ir::Graph& graph, const ir::Node& node) {
-  CallGeometry geometry;
-  geometry.graph = &graph;
-  geometry.node = &node;
-  for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
-  return geometry;
-}
 
 // A 5x5 depthwise over a small image, as MCUNet's late blocks have them:
 // input [1,6,6,10], padding 2, stride 1, output [1,6,6,10]. Along rows (and

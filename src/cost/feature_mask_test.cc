@@ -24,6 +24,27 @@ TEST(FeatureMask, TheIm2colGemmRowsTakeNoPerPixelPairCounts) {
   EXPECT_TRUE(feature_applies("tf_qs8_conv2d_window__dsp", Feature::kOddRunWork));
 }
 
+// The im2col GEMM rows take their own loops' counts and none of the
+// depthwise kernels' interior and border paths; the two gather paths' counts
+// are theirs alone.
+TEST(FeatureMask, TheIm2colGemmRowsTakeOnlyTheirOwnPaths) {
+  for (const char* kernel : {"tf_qs8_conv2d_im2col__dsp", "tf_qu8_conv2d_im2col_wide_rows__dsp"}) {
+    EXPECT_TRUE(feature_applies(kernel, Feature::kGemmRunGroups)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kGemmGatheredRows)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kGemmStagedElements)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kPointwiseGroups)) << kernel;
+    EXPECT_TRUE(feature_applies(kernel, Feature::kClampedElements)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kBorderPixels)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kInteriorTapGroups)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kUngroupedElements)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kStagedElements)) << kernel;
+  }
+  for (const char* kernel : {"tf_qs8_conv2d_window__dsp", "tf_qs8_dwconv2d_direct__dsp", "tf_f32_conv2d_im2col"}) {
+    EXPECT_FALSE(feature_applies(kernel, Feature::kGemmRunGroups)) << kernel;
+    EXPECT_FALSE(feature_applies(kernel, Feature::kGemmGatheredGroups)) << kernel;
+  }
+}
+
 // The window kernel's four-pixel path is its own.
 TEST(FeatureMask, OnlyTheWindowRowsTakeTheFourPixelCounts) {
   for (const char* kernel : {"tf_qs8_conv2d_window__dsp", "tf_qu8_conv2d_window__dsp"}) {
@@ -49,7 +70,7 @@ TEST(FeatureMask, ThePlanarRowsTakeOnlyTheirOwnCounts) {
     EXPECT_FALSE(feature_applies(kernel, Feature::kPixelPairWork)) << kernel;
     EXPECT_FALSE(feature_applies(kernel, Feature::kRows)) << kernel;
   }
-  for (const char* kernel : {"tf_qs8_dwconv2d_direct__dsp", "tf_qs8_dwconv2d_direct_rows__dsp", "tf_qs8_conv2d_im2col__dsp"}) {
+  for (const char* kernel : {"tf_qs8_dwconv2d_direct__dsp", "tf_qs8_dwconv2d_direct_rows__dsp"}) {
     EXPECT_FALSE(feature_applies(kernel, Feature::kPlanarFillRows)) << kernel;
     EXPECT_FALSE(feature_applies(kernel, Feature::kPlanarPairs)) << kernel;
     EXPECT_TRUE(feature_applies(kernel, Feature::kClampedElements)) << kernel;

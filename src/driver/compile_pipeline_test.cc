@@ -481,41 +481,51 @@ TEST(CompilePipeline, MotesTokenLoopsRunBertTinyInt8BitExact) {
 // Without --sram, an overlap candidate predicted over the latency budget
 // leaves fused blocks unfused until it is within it. MobileNetV2-64 w0.35
 // (zoo, 3 blocks the peak needs fused): the budget is set just below the
-// prediction of the plan with every needed block fused (1.166x ordinary
-// after f6cfef5's refit; 1.124x at 8f66486), so that plan is over it whatever the cost tables predict
+// prediction of the faster of the two overlap candidates with every needed
+// block fused (with and without in-place merges: 1.217x and 1.199x ordinary
+// once the im2col rows took their own gather paths), so both are over it whatever the cost tables predict
 // (a fixed budget had to follow each refit: 1.08, 1.12, 1.13). In place
-// alone is slower still (1.202x), so without the rule the compile would keep
-// the ordinary plan; with it, a plan that leaves one block unfused is within
-// the budget (1.144x, 15,872 B), larger than the all-fused one but the
-// smallest within it, chosen and verified.
+// alone is slower still (1.223x), so without the rule the compile would keep
+// the ordinary plan; with it, a plan that leaves a block unfused is within
+// the budget, larger than its all-fused twin but smaller than ordinary, chosen
+// and verified.
 TEST(CompilePipeline, AnOverlapPlanOverTheLatencyBudgetLeavesBlocksUnfusedUntilWithin) {
   Result<ir::Graph> graph = import::import_model("zoo:mobilenetv2-64-w0.35-int8");
   ASSERT_TRUE(graph) << graph.error().format();
-  const std::string name = "order:best+inplace+overlap";
+  const std::vector<std::string> names = {"order:best+overlap", "order:best+inplace+overlap"};
   auto count_fused = [](const plan::Plan& plan) { return plan::list_fused_block_heads(plan).size(); };
   CompileOptions options = make_options("order,inplace,overlap");
   options.latency_budget = partition::kNoLatencyBudget;
   Result<CompileReport> unbounded = compile_model(*graph, options);
   ASSERT_TRUE(unbounded) << unbounded.error().format();
-  const CompileCandidate* every = find(*unbounded, name);
-  ASSERT_TRUE(every && every->built && every->predicted_instructions);
-  ASSERT_GE(count_fused(every->plan), 2u) << "the scenario needs blocks to leave unfused and one to keep";
-  // 0.4% of ordinary below the all-fused plan: less than leaving one block
-  // unfused saves (2.2% after f6cfef5).
-  const double budget = *every->predicted_instructions / *unbounded->ordinary().predicted_instructions - 0.004;
-  ASSERT_FALSE(within_latency_budget(unbounded->candidates, *every, budget));
+  const double ordinary = *unbounded->ordinary().predicted_instructions;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const std::string& name : names) {
+    const CompileCandidate* every = find(*unbounded, name);
+    ASSERT_TRUE(every && every->built && every->predicted_instructions) << name;
+    ASSERT_GE(count_fused(every->plan), 2u) << name << ": the scenario needs blocks to leave unfused and one to keep";
+    fastest = std::min(fastest, *every->predicted_instructions / ordinary);
+  }
+  // 0.4% of ordinary below the faster all-fused plan: less than leaving one
+  // block unfused saves (2.2% after f6cfef5).
+  const double budget = fastest - 0.004;
+  for (const std::string& name : names) {
+    ASSERT_FALSE(within_latency_budget(unbounded->candidates, *find(*unbounded, name), budget)) << name;
+  }
   options.latency_budget = budget;
   options.execute = true;
   Result<CompileReport> bounded = compile_model(*graph, options);
   ASSERT_TRUE(bounded) << bounded.error().format();
-  const CompileCandidate* within = find(*bounded, name);
+  const std::string chosen = bounded->result().name;
+  ASSERT_NE(std::find(names.begin(), names.end(), chosen), names.end()) << chosen;
+  const CompileCandidate* within = find(*bounded, chosen);
+  const CompileCandidate* every = find(*unbounded, chosen);
   ASSERT_TRUE(within && within->built);
   EXPECT_TRUE(within_latency_budget(bounded->candidates, *within, budget)) << within->note;
   EXPECT_LT(count_fused(within->plan), count_fused(every->plan));
   EXPECT_GT(count_fused(within->plan), 0u);
   EXPECT_GE(within->arena_bytes, every->arena_bytes);
   EXPECT_LT(within->arena_bytes, bounded->ordinary().arena_bytes);
-  EXPECT_EQ(bounded->result().name, name);
   EXPECT_TRUE(bounded->verification.verified) << bounded->verification.note;
 }
 

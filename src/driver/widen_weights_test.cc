@@ -23,9 +23,11 @@ namespace {
 
 constexpr const char* kWide = "tf_qs8_conv2d_im2col_wide__dsp";
 
-// Three int8 1x1 convolutions, with the table below: a 16x16x8 -> 16
-// (32,768 MACs: 32,768 instructions saved for 128 bytes), b stride 2 ->
-// 8x8x32 (32,768 for 512 bytes), c -> 8x8x8 (16,384 for 256 bytes).
+// Three int8 1x1 convolutions, with the table below (instructions per step of
+// the GEMM's dot products: 86 groups of three pixels x 8 channel pairs x 2
+// words for a, 22 x 16 x 4 for b, 22 x 4 x 8 for c): a 16x16x8 -> 16 (1,376
+// steps: 33,024 instructions saved for 128 bytes), b stride 2 -> 8x8x32
+// (1,408: 33,792 for 512 bytes), c -> 8x8x8 (704: 16,896 for 256 bytes).
 exec::conv_test::Net make_pointwise_chain() {
   exec::conv_test::Net net;
   exec::conv_test::Layer layer;
@@ -49,13 +51,13 @@ plan::Plan build_plan(const ir::Graph& graph) {
   return plan;
 }
 
-// The int8 im2col kernel at 2 instructions per MAC, its _wide twin at 1.
+// The int8 im2col kernel at 2 instructions per MAC of its GEMM, its _wide twin at 1.
 cost::CostTable make_table(bool with_wide) {
   cost::CostTable table;
   table.target = "test";
   cost::KernelCost narrow, wide;
-  cost::at(narrow.coefficients, cost::Feature::kInboundWork) = 2.0;
-  cost::at(wide.coefficients, cost::Feature::kInboundWork) = 1.0;
+  cost::at(narrow.coefficients, cost::Feature::kGemmDotSteps) = 2.0 * exec::selection_test::kGemmStepAtOnePerMac;
+  cost::at(wide.coefficients, cost::Feature::kGemmDotSteps) = exec::selection_test::kGemmStepAtOnePerMac;
   table.kernels[exec::selection_test::kIm2col] = narrow;
   if (with_wide) table.kernels[kWide] = wide;
   return table;
@@ -83,7 +85,7 @@ TEST(WidenWeights, TheMostInstructionsSavedPerByteFirstWithinTheBudget) {
   EXPECT_EQ(list_wide_nodes(net.graph, w->plan), (std::set<std::string>{"a", "c"}));
   EXPECT_EQ(w->const_bytes_before, *before);
   EXPECT_EQ(w->const_bytes, *before + 384);  // the layouts' difference, measured on the emitted program
-  EXPECT_DOUBLE_EQ(w->saved_instructions, 32768.0 + 16384.0);
+  EXPECT_DOUBLE_EQ(w->saved_instructions, 24.0 * (1376 + 704));
 
   // Room for every node: all three.
   w = widen_weights_within(net.graph, plan, make_table(true), *before + 896);
