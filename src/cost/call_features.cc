@@ -151,14 +151,20 @@ bool takes_quads_path(const CallGeometry& call, const std::vector<AxisTaps>& axe
 }
 
 // Whether the im2col kernels run the call on their dense pointwise path
-// (call_features.h kPointwiseGroups).
+// (call_features.h kPointwiseGroups): besides the window, the input view
+// holds exactly the written pixels, all input channels each
+// (im2col_is_dense_pointwise compares the views' extents): a row chunk whose
+// input view is the whole map, as a loop around one node reads it, runs the
+// general path.
 bool takes_pointwise_path(const CallGeometry& call) {
   const ir::Node& node = *call.node;
   if (node.op != ir::OpType::kConv2D || !call.even_pixels || !call.graph->has_input(node, 0)) return false;
   const auto& a = node.attr<ir::ConvAttrs>();
   const int64_t in_channels = call.graph->input_tensor(node, 0).shape.back();
+  int64_t pixels = 1;
+  for (size_t axis = 0; axis + 1 < call.written.size(); ++axis) pixels *= call.written[axis].size();
   return a.kernel_h == 1 && a.kernel_w == 1 && a.stride_h == 1 && a.stride_w == 1 && a.pad == ir::Padding2D{} &&
-         a.groups == 1 && in_channels % 4 == 0;
+         a.groups == 1 && in_channels % 4 == 0 && call.read_elements == pixels * in_channels;
 }
 
 // The im2col GEMM's run and one-by-one paths (call_features.h kGemmRunGroups

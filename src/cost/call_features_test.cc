@@ -90,12 +90,13 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
   EXPECT_EQ(at(compute_call_features(pair), Feature::kGemmLoneGroups), 0);
 }
 
-// A call writing the whole output of `node`.
+// A call writing the whole output of `node` from its whole input.
 CallGeometry make_whole_call(const ir::Graph& graph, const ir::Node& node) {
   CallGeometry geometry;
   geometry.graph = &graph;
   geometry.node = &node;
   for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
+  geometry.read_elements = graph.input_tensor(node, 0).num_elements();
   return geometry;
 }
 
@@ -378,8 +379,9 @@ TEST(ComputeCallFeatures, ACopyCountsItsBytesAndItsStridedPixels) {
 }
 
 // The im2col kernels' dense pointwise path: a 1x1 convolution over input
-// channels a multiple of four whose views' pixels are evenly spaced; a 3x3
-// window, 2 input channels or uneven views take the general path.
+// channels a multiple of four whose views' pixels are evenly spaced and whose
+// input view holds the written pixels; a 3x3 window, 2 input channels, uneven
+// views or a whole input under a row chunk take the general path.
 TEST(ComputeCallFeatures, APointwiseConvolutionOverFoursTakesTheDensePath) {
   testing::TestGraph t;
   t.node(ir::OpType::kConv2D, {t.input({1, 4, 5, 8}), t.constant({6, 1, 1, 8})}, ir::ConvAttrs{});
@@ -387,7 +389,12 @@ TEST(ComputeCallFeatures, APointwiseConvolutionOverFoursTakesTheDensePath) {
   g.graph = &t.graph;
   g.node = &t.graph.nodes.front();
   g.written = {{0, 1}, {1, 3}, {0, 5}, {0, 6}};  // a chunk of two rows: 10 pixels
+  g.read_elements = 10 * 8;                      // the input's same two rows
   EXPECT_EQ(at(compute_call_features(g), Feature::kPointwiseGroups), 4);  // ceil(10 / 3)
+  g.read_elements = 4 * 5 * 8;  // the whole input: the kernel's general path
+  EXPECT_EQ(at(compute_call_features(g), Feature::kPointwiseGroups), 0);
+  EXPECT_EQ(at(compute_call_features(g), Feature::kGemmRunGroups), 4);
+  g.read_elements = 10 * 8;
   g.even_pixels = false;
   EXPECT_EQ(at(compute_call_features(g), Feature::kPointwiseGroups), 0);
   const ConvGraph c;
