@@ -123,9 +123,10 @@ OracleCase make_sized_conv(Random& r, DType dtype) {
 
 // The first layer of an RGB network (a 3x3 Conv2D over three channels,
 // stride 1 or 2, "same" padding as TFLite or ONNX puts it), at input sizes
-// up to MobileNetV2's 224x224 (at most 12 M MACs): partial execution's one-channel chunks of it take the window
-// kernel's four-pixel path (conv2d_window_dsp.h window_dsp_channel9), which
-// random channel counts seldom reach.
+// up to MobileNetV2's 224x224 (at most 12 M MACs): partial execution's
+// one-channel chunks of it take the window kernel's four-pixel path
+// (conv2d_window_dsp.h window_dsp_channel9), which random channel counts
+// seldom reach.
 OracleCase make_sized_rgb_stem(Random& r, DType dtype) {
   OracleCase c;
   SizedWindow w;
