@@ -169,20 +169,18 @@ bool takes_pointwise_path(const CallGeometry& call) {
 
 // The im2col GEMM's run and one-by-one paths (call_features.h kGemmRunGroups
 // .. kGemmStagedElements) of a Conv2D call off the dense pointwise path:
-// `other_pixels` images, `pixels` written pixels, K = kernel_taps x
-// work_per_tap elements a column.
+// `other_pixels` images, `pixels` written pixels, `column` = K elements a
+// column, `staged`: a tap's channels not a multiple of four.
 void add_gemm_path_features(const CallGeometry& call, const std::vector<AxisTaps>& axes, double other_pixels,
-                            double pixels, double work_per_tap, double kernel_taps, FeatureVector& f) {
+                            double pixels, double work_per_tap, double column, bool staged, FeatureVector& f) {
   const ir::Node& node = *call.node;
-  if (node.op != ir::OpType::kConv2D || axes.size() != 2 || takes_pointwise_path(call)) return;
+  if (node.op != ir::OpType::kConv2D || axes.size() != 2) return;
   const auto& a = node.attr<ir::ConvAttrs>();
   const bool runs = a.groups == 1 && a.dilation_w == 1 && call.work_share == 1.0 && call.even_pixels;
   const double run_pixels = runs ? axes[0].whole_outputs * axes[1].whole_outputs : 0;  // per image
   const double run_groups = other_pixels * std::ceil(run_pixels / kGemmPixels);
   const double gathered_groups =
       std::ceil((pixels - other_pixels * run_pixels) / kGemmPixels) * static_cast<double>(a.groups);
-  const double column = kernel_taps * work_per_tap;
-  const bool staged = std::fmod(work_per_tap, kGemmTaps) != 0;
   const bool seven_words = a.kernel_h == 3 && static_cast<double>(a.kernel_w) * work_per_tap == 9;
   at(f, Feature::kGemmRunGroups) = run_groups;
   at(f, Feature::kGemmGatheredGroups) = gathered_groups;
@@ -419,7 +417,8 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   const double groups = std::ceil(pixels / kGemmPixels);
   const double gemm_pairs = std::ceil(static_cast<double>(out.end - out.begin / 2 * 2) / kGemmChannels);
   at(f, Feature::kGemmGroups) = groups;
-  at(f, Feature::kPointwiseGroups) = takes_pointwise_path(call) ? groups : 0;
+  const bool pointwise = takes_pointwise_path(call);
+  at(f, Feature::kPointwiseGroups) = pointwise ? groups : 0;
   at(f, Feature::kGemmPairGroups) = groups * gemm_pairs;
   // A channel runs alone when the range starts at an odd channel, and when
   // the channels from the first even one on are odd in number.
@@ -430,13 +429,22 @@ FeatureVector compute_call_features(const CallGeometry& call) {
   at(f, Feature::kGemmOddDots) = static_cast<int64_t>(words) % 2 == 1 ? groups * gemm_pairs : 0;
   at(f, Feature::kGemmLoneGroups) = groups * lone;
   at(f, Feature::kGatherWords) = kGemmPixels * groups * std::ceil(work_per_element / kGemmTaps);
-  at(f, Feature::kStagedElements) =
-      std::fmod(work_per_tap, kGemmTaps) != 0 ? kGemmPixels * groups * work_per_element : 0;
-  add_gemm_path_features(call, axes, other_pixels, pixels, work_per_tap, kernel_taps, f);
+  const bool staged = std::fmod(work_per_tap, kGemmTaps) != 0;
+  at(f, Feature::kStagedElements) = staged ? kGemmPixels * groups * work_per_element : 0;
+  if (!pointwise) add_gemm_path_features(call, axes, other_pixels, pixels, work_per_tap, work_per_element, staged, f);
   add_odd_run_features(axes, other_pixels, pixels, channels, work_per_tap, takes_quads_path(call, axes), f);
   at(f, Feature::kClampedElements) = clamps_inside_range(*call.graph, *call.node) ? pixels * channels : 0;
   add_planar_features(call, extent[0], extent[1], extent[2], out, f);
   return f;
+}
+
+CallGeometry describe_whole_call(const ir::Graph& graph, const ir::Node& node) {
+  CallGeometry geometry;
+  geometry.graph = &graph;
+  geometry.node = &node;
+  for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
+  geometry.read_elements = graph.input_tensor(node, 0).num_elements();
+  return geometry;
 }
 
 FeatureVector compute_fused_call_features(const ir::Graph& graph, const std::vector<const ir::Node*>& nodes) {
@@ -444,12 +452,7 @@ FeatureVector compute_fused_call_features(const ir::Graph& graph, const std::vec
   bool after_depthwise = false;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const ir::Node& node = *nodes[i];
-    CallGeometry geometry;
-    geometry.graph = &graph;
-    geometry.node = &node;
-    for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
-    geometry.read_elements = graph.input_tensor(node, 0).num_elements();
-    const FeatureVector f = compute_call_features(geometry);
+    const FeatureVector f = compute_call_features(describe_whole_call(graph, node));
     for (size_t j = 0; j < sum.size(); ++j) sum[j] += f[j];
     // The stages by operator: the first node expands, the depthwise follows,
     // the convolution after it projects, an Add is the residual.

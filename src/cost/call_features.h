@@ -226,6 +226,9 @@ struct CallGeometry {
 // rank when the node has windows.
 FeatureVector compute_call_features(const CallGeometry& call);
 
+// The call that writes the whole output of `node` from its whole input 0.
+CallGeometry describe_whole_call(const ir::Graph& graph, const ir::Node& node);
+
 // A fused call (plan::KernelCall::fused: the segment kernel of an inverted
 // bottleneck, expand -> depthwise -> project [-> residual Add]) does each of
 // its nodes' work whole (declared overlaps are never inside a loop): the sum

@@ -90,16 +90,6 @@ TEST(ComputeCallFeatures, TheIm2colGemmCountsGroupsOfThreePixels) {
   EXPECT_EQ(at(compute_call_features(pair), Feature::kGemmLoneGroups), 0);
 }
 
-// A call writing the whole output of `node` from its whole input.
-CallGeometry make_whole_call(const ir::Graph& graph, const ir::Node& node) {
-  CallGeometry geometry;
-  geometry.graph = &graph;
-  geometry.node = &node;
-  for (const int64_t extent : graph.output_tensor(node, 0).shape) geometry.written.push_back({0, extent});
-  geometry.read_elements = graph.input_tensor(node, 0).num_elements();
-  return geometry;
-}
-
 // The im2col GEMM's two gather paths on ConvGraph: the 4 interior pixels
 // (rows and columns 1-2) run as one run in 2 groups of three; the other 12
 // are gathered one by one in 4 groups, 3 window rows a pixel; with 2 channels
@@ -122,14 +112,14 @@ TEST(ComputeCallFeatures, TheIm2colGemmRunsItsInteriorAndGathersTheRest) {
   // their 3x3x3 windows as seven words (no staging); 20 gathered in 7 groups.
   testing::TestGraph t;
   t.node(ir::OpType::kConv2D, {t.input({1, 6, 6, 3}), t.constant({8, 3, 3, 3})}, testing::make_conv_attrs(3, 1, 1));
-  const FeatureVector stem = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
+  const FeatureVector stem = compute_call_features(describe_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(stem, Feature::kGemmRunGroups), 6);
   EXPECT_EQ(at(stem, Feature::kGemmGatheredGroups), 7);
   EXPECT_EQ(at(stem, Feature::kGemmStagedElements), 567);  // 7 x 3 x 27
   // The dense pointwise path has neither.
   testing::TestGraph p;
   p.node(ir::OpType::kConv2D, {p.input({1, 4, 5, 8}), p.constant({6, 1, 1, 8})}, ir::ConvAttrs{});
-  const FeatureVector pointwise = compute_call_features(make_whole_call(p.graph, p.graph.nodes.front()));
+  const FeatureVector pointwise = compute_call_features(describe_whole_call(p.graph, p.graph.nodes.front()));
   EXPECT_EQ(at(pointwise, Feature::kGemmRunGroups), 0);
   EXPECT_EQ(at(pointwise, Feature::kGemmGatheredGroups), 0);
 }
@@ -271,7 +261,7 @@ TEST(ComputeCallFeatures, AnUnrolled3x3WindowHasNoTapLoop) {
   a.kernel_h = a.kernel_w = 3;
   a.pad = {1, 1, 1, 1};
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 8}), t.constant({1, 3, 3, 8})}, a);
-  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
+  const FeatureVector f = compute_call_features(describe_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kInteriorTapGroups), 72);  // 2 x 2 interior pixels x 9 taps x 2 groups
   EXPECT_EQ(at(f, Feature::kInteriorTapRowGroups), 0);
   EXPECT_EQ(at(f, Feature::kInteriorTapStepGroups), 0);
@@ -287,7 +277,7 @@ TEST(ComputeCallFeatures, ThePlanarDepthwiseCountsItsWidenedRowsAndPixelPairs) {
   testing::TestGraph t;
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 6, 20, 6}), t.constant({1, 3, 3, 6})},
          testing::make_conv_attrs(3, 1, 1));
-  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
+  const FeatureVector f = compute_call_features(describe_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kPlanarFillRows), 16);       // 2 groups x 8 rows
   EXPECT_EQ(at(f, Feature::kPlanarFillSteps), 54);      // 1 full group x 6 input rows x 9 words
   EXPECT_EQ(at(f, Feature::kPlanarLaneWords), 312);     // 4 x (6 x 2 + 2 x 11) + 2 channels x 8 x 11
@@ -299,7 +289,7 @@ TEST(ComputeCallFeatures, ThePlanarDepthwiseCountsItsWidenedRowsAndPixelPairs) {
   testing::TestGraph s;
   s.node(ir::OpType::kDepthwiseConv2D, {s.input({1, 6, 20, 6}), s.constant({1, 3, 3, 6})},
          testing::make_conv_attrs(3, 2, 1));
-  const FeatureVector strided = compute_call_features(make_whole_call(s.graph, s.graph.nodes.front()));
+  const FeatureVector strided = compute_call_features(describe_whole_call(s.graph, s.graph.nodes.front()));
   EXPECT_EQ(at(strided, Feature::kPlanarFillRows), 0);
   EXPECT_EQ(at(strided, Feature::kPlanarPairs), 0);
 }
@@ -315,7 +305,7 @@ TEST(ComputeCallFeatures, AnActivationThatClampsInsideTheRangeCountsItsElements)
     ir::Node& node = t.graph.nodes.front();
     node.activation = {0.0f, 6.0f};
     t.graph.tensor(node.outputs.front()).quant = ir::QuantParams{{scale}, {-128}, 0};
-    EXPECT_EQ(at(compute_call_features(make_whole_call(t.graph, node)), Feature::kClampedElements), clamped) << scale;
+    EXPECT_EQ(at(compute_call_features(describe_whole_call(t.graph, node)), Feature::kClampedElements), clamped) << scale;
   }
 }
 
@@ -343,7 +333,7 @@ TEST(ComputeCallFeatures, ADepthMultiplierRunsEveryChannelAlone) {
   a.kernel_h = a.kernel_w = 3;
   a.pad = {1, 1, 1, 1};
   t.node(ir::OpType::kDepthwiseConv2D, {t.input({1, 4, 4, 1}), t.constant({1, 3, 3, 8})}, a);
-  const FeatureVector f = compute_call_features(make_whole_call(t.graph, t.graph.nodes.front()));
+  const FeatureVector f = compute_call_features(describe_whole_call(t.graph, t.graph.nodes.front()));
   EXPECT_EQ(at(f, Feature::kInteriorPixelGroups), 0);
   EXPECT_EQ(at(f, Feature::kBorderPixelGroups), 0);
   EXPECT_EQ(at(f, Feature::kUngroupedElements), 128);  // 16 pixels x 8 channels

@@ -85,7 +85,7 @@ TEST(WidenWeights, TheMostInstructionsSavedPerByteFirstWithinTheBudget) {
   EXPECT_EQ(list_wide_nodes(net.graph, w->plan), (std::set<std::string>{"a", "c"}));
   EXPECT_EQ(w->const_bytes_before, *before);
   EXPECT_EQ(w->const_bytes, *before + 384);  // the layouts' difference, measured on the emitted program
-  EXPECT_DOUBLE_EQ(w->saved_instructions, 24.0 * (1376 + 704));
+  EXPECT_DOUBLE_EQ(w->saved_instructions, exec::selection_test::kGemmStepAtOnePerMac * (1376 + 704));
 
   // Room for every node: all three.
   w = widen_weights_within(net.graph, plan, make_table(true), *before + 896);
