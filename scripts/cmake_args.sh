@@ -7,11 +7,15 @@
 #   test executables, and CI never reads it.
 # asan_args: ASan + UBSan at -O1 -g1, as the AddressSanitizer documentation
 #   recommends: line tables for symbolised reports, half the compile time of -O2 -g.
-release_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3)
+# Both: TINYFIT_UNITY_BUILD (cmake/tinyfit.cmake), the C++ libraries compiled
+#   eight sources at a time: at 3fa5f12 on this machine kind the sanitizer
+#   tree's sanitizer_suite took 11.4 min without it and 8.3 min with it, the
+#   release tree's release_suite 5.5 and 3.6 min.
+release_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3 -DTINYFIT_UNITY_BUILD=ON)
 if [[ ${TINYFIT_DEBUG_INFO:-1} == 0 ]]; then
   release_args+=("-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
 fi
-asan_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTINYFIT_SANITIZE=ON -DPython3_EXECUTABLE=/usr/bin/python3
+asan_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTINYFIT_SANITIZE=ON -DPython3_EXECUTABLE=/usr/bin/python3 -DTINYFIT_UNITY_BUILD=ON
            "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 # A compiler launcher (ccache) when the developer has one configured.
 if [[ -n ${TINYFIT_COMPILER_LAUNCHER:-} ]]; then

@@ -9,7 +9,6 @@
 namespace tinyfit::devices {
 namespace {
 
-constexpr int kRowAxis = 1;  // NHWC
 
 // Whether the bands `a` are better balanced than `b`: the largest smaller,
 // or equal and the next largest smaller, and so on (two equal largest bands,

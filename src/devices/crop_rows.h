@@ -39,6 +39,9 @@
 
 namespace tinyfit::devices {
 
+// The axis of a feature map's rows (NHWC), the axis bands split.
+inline constexpr int kRowAxis = 1;
+
 // The tensors the head (nodes [0, head_nodes)) hands on: made by the head
 // (or a graph input) and read by a tail node or a graph output; ascending.
 std::vector<ir::TensorId> find_head_boundary(const ir::Graph& graph, int head_nodes);

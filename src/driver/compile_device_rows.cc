@@ -9,6 +9,7 @@
 
 #include "devices/balance_bands.h"
 #include "devices/choose_band_stage.h"
+#include "devices/crop_rows.h"
 #include "devices/recompute_boundary.h"
 #include "exec/golden_inputs.h"
 #include "exec/plan_executor.h"
@@ -19,7 +20,7 @@
 namespace tinyfit::driver {
 namespace {
 
-constexpr int kRowAxis = 1;
+using devices::kRowAxis;
 
 // Rows [rows.begin, rows.end) of an NHWC tensor: one contiguous block.
 int64_t row_bytes(const ir::Tensor& t) {

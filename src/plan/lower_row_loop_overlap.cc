@@ -17,12 +17,6 @@ void visit_views(const KernelCall& call, Visit&& visit) {
   for (const View& view : call.outputs) visit(view, true);
 }
 
-bool uses_buffer(const KernelCall& call, BufferId b) {
-  bool used = call.workspace == b;
-  visit_views(call, [&](const View& view, bool) { used = used || view.buffer == b; });
-  return used;
-}
-
 // Calls visit(call) for every call in `steps`, nested bodies included.
 template <typename Visit>
 void for_each_call(const std::vector<Step>& steps, Visit&& visit) {
@@ -67,10 +61,10 @@ LoopBuffers find_candidates(const Plan& plan, size_t loop_step, const std::set<B
     std::vector<Step> one{plan.steps[s]};
     for_each_call(one, [&](const KernelCall& call) {
       for (BufferId b : read) {
-        if (s > loop_step && uses_buffer(call, b)) after.insert(b);
+        if (s > loop_step && call.uses_buffer(b)) after.insert(b);
       }
       for (BufferId b : written) {
-        if (s < loop_step && uses_buffer(call, b)) before.insert(b);
+        if (s < loop_step && call.uses_buffer(b)) before.insert(b);
       }
     });
   }

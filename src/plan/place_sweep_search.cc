@@ -10,7 +10,7 @@
 namespace tinyfit::plan {
 namespace {
 
-struct Interval {
+struct BlockedRange {
   int64_t begin = 0;
   int64_t end = 0;
 };
@@ -99,7 +99,8 @@ class SweepSearch {
       const size_t j = sequence_[k];
       blocked_.push_back({offsets_[j], offsets_[j] + buffers_[j].bytes});
     }
-    std::sort(blocked_.begin(), blocked_.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    std::sort(blocked_.begin(), blocked_.end(),
+              [](const BlockedRange& a, const BlockedRange& b) { return a.begin < b.begin; });
     out.clear();
     auto consider = [&](int64_t offset) {
       if (offset < 0 || offset + buffer.bytes > target_) return;
@@ -107,7 +108,7 @@ class SweepSearch {
     };
     consider(0);
     consider(align_down(target_ - buffer.bytes, buffer.alignment));
-    for (const Interval& r : blocked_) {
+    for (const BlockedRange& r : blocked_) {
       consider(align_up(r.end, buffer.alignment));
       consider(align_down(r.begin - buffer.bytes, buffer.alignment));
     }
@@ -121,7 +122,7 @@ class SweepSearch {
   bool collides(int64_t offset, int64_t bytes) const {
     // The first interval beginning at or after the end cannot collide; check those before it.
     auto it = std::lower_bound(blocked_.begin(), blocked_.end(), offset + bytes,
-                               [](const Interval& r, int64_t value) { return r.begin < value; });
+                               [](const BlockedRange& r, int64_t value) { return r.begin < value; });
     for (auto r = blocked_.begin(); r != it; ++r) {
       if (r->end > offset) return true;
     }
@@ -133,7 +134,7 @@ class SweepSearch {
   std::vector<int64_t> offsets_;
   std::vector<size_t> sequence_;
   std::vector<std::vector<size_t>> earlier_;
-  std::vector<Interval> blocked_;
+  std::vector<BlockedRange> blocked_;
 };
 
 bool declares_overlaps(std::span<const PlacementBuffer> buffers) {

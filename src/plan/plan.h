@@ -212,6 +212,8 @@ struct KernelCall {
 
   // `node` and then `fused`: every node the call computes.
   std::vector<ir::NodeId> computed_nodes() const;
+  // Whether a view of the call or its workspace is in `buffer`.
+  bool uses_buffer(BufferId buffer) const;
 };
 
 struct Step;

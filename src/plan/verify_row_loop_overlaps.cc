@@ -15,15 +15,6 @@ tl::unexpected<Diag> fail_loop(const Loop& loop, const std::string& problem) {
 
 const std::string& name_of(const Plan& plan, BufferId b) { return plan.buffers[static_cast<size_t>(b)].name; }
 
-bool uses_buffer(const KernelCall& call, BufferId b) {
-  for (const auto* views : {&call.inputs, &call.outputs}) {
-    for (const View& view : *views) {
-      if (view.buffer == b) return true;
-    }
-  }
-  return call.workspace == b;
-}
-
 bool any_call(const std::vector<Step>& steps, const std::function<bool(const KernelCall&)>& test) {
   bool found = false;
   const Status walked = walk_calls(steps, [&](const KernelCall& call, LoopNest) -> Status {
@@ -136,10 +127,10 @@ Status verify_row_loop_overlaps(const Plan& plan) {
         return fail_loop(loop, "declares an overlap of '" + name_of(plan, in) + "' and '" + name_of(plan, out) +
                                    "', one of them a call's workspace");
       }
-      if (any_call(after, [&](const KernelCall& c) { return uses_buffer(c, in); })) {
+      if (any_call(after, [&](const KernelCall& c) { return c.uses_buffer(in); })) {
         return fail_loop(loop, "overwrites '" + name_of(plan, in) + "', which a later call still uses");
       }
-      if (any_call(before, [&](const KernelCall& c) { return uses_buffer(c, out); })) {
+      if (any_call(before, [&](const KernelCall& c) { return c.uses_buffer(out); })) {
         return fail_loop(loop, "writes '" + name_of(plan, out) + "' over '" + name_of(plan, in) +
                                    "', but an earlier call already uses it");
       }

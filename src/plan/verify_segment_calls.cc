@@ -42,15 +42,6 @@ std::vector<PlacedCall> list_calls(const Plan& plan) {
   return calls;
 }
 
-bool uses_buffer(const KernelCall& call, BufferId buffer) {
-  for (const auto* views : {&call.inputs, &call.outputs}) {
-    for (const View& view : *views) {
-      if (view.buffer == buffer) return true;
-    }
-  }
-  return call.workspace == buffer;
-}
-
 Status verify_overlap(const ir::Graph& graph, const Plan& plan, const std::vector<PlacedCall>& calls,
                       const PlacedCall& at) {
   const KernelCall& call = *at.call;
@@ -83,7 +74,7 @@ Status verify_overlap(const ir::Graph& graph, const Plan& plan, const std::vecto
     if (b == input.buffer) return fail_call(graph, call, "overwrites model output '" + plan.buffers[static_cast<size_t>(b)].name + "'");
   }
   for (const PlacedCall& later : calls) {
-    if (later.position > at.position && uses_buffer(*later.call, input.buffer)) {
+    if (later.position > at.position && later.call->uses_buffer(input.buffer)) {
       return fail_call(graph, call, "overwrites '" + plan.buffers[static_cast<size_t>(input.buffer)].name +
                                         "', which a later call still uses");
     }
