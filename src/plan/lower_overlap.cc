@@ -1,7 +1,6 @@
 #include "plan/lower_overlap.h"
 
 #include <algorithm>
-#include <functional>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -24,13 +23,6 @@ struct BufferUses {
   std::vector<bool> in_loop;            // per buffer: some loop body uses it
 };
 
-void visit_buffers(const KernelCall& call, const std::function<void(BufferId)>& visit) {
-  for (const auto* views : {&call.inputs, &call.outputs}) {
-    for (const View& view : *views) visit(view.buffer);
-  }
-  if (call.workspace >= 0) visit(call.workspace);
-}
-
 BufferUses find_buffer_uses(const Plan& plan) {
   BufferUses uses;
   uses.steps.resize(plan.buffers.size());
@@ -38,14 +30,14 @@ BufferUses find_buffer_uses(const Plan& plan) {
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];
     if (!step.is_loop()) {
-      visit_buffers(step.call(), [&](BufferId b) {
+      step.call().for_each_buffer([&](BufferId b) {
         std::vector<int>& list = uses.steps[static_cast<size_t>(b)];
         if (list.empty() || list.back() != static_cast<int>(s)) list.push_back(static_cast<int>(s));
       });
       continue;
     }
     const Status walked = walk_calls(step.loop().body, [&](const KernelCall& call, LoopNest) -> Status {
-      visit_buffers(call, [&](BufferId b) { uses.in_loop[static_cast<size_t>(b)] = true; });
+      call.for_each_buffer([&](BufferId b) { uses.in_loop[static_cast<size_t>(b)] = true; });
       return {};
     });
     TINYFIT_CHECK(walked.has_value()) << walked.error().message;
@@ -94,7 +86,7 @@ std::optional<FusedBlock> try_fuse(const ir::Graph& graph, const Plan& plan, con
   const BufferId block_output = tail.outputs[0].buffer;
   for (size_t s = first; s < first + length; ++s) {
     bool private_only = true;
-    visit_buffers(plan.steps[s].call(), [&](BufferId b) {
+    plan.steps[s].call().for_each_buffer([&](BufferId b) {
       if (b == block_input || b == block_output) return;
       const std::vector<int>& steps = uses.steps[static_cast<size_t>(b)];
       const bool inside = !steps.empty() && steps.front() >= static_cast<int>(first) &&

@@ -214,6 +214,15 @@ struct KernelCall {
   std::vector<ir::NodeId> computed_nodes() const;
   // Whether a view of the call or its workspace is in `buffer`.
   bool uses_buffer(BufferId buffer) const;
+  // visit(buffer) for the buffer of every input view, then every output
+  // view, then the workspace if the call has one (a buffer as often as the
+  // call uses it).
+  template <typename Visit>
+  void for_each_buffer(Visit&& visit) const {
+    for (const View& view : inputs) visit(view.buffer);
+    for (const View& view : outputs) visit(view.buffer);
+    if (workspace >= 0) visit(workspace);
+  }
 };
 
 struct Step;

@@ -10,13 +10,6 @@
 namespace tinyfit::plan {
 namespace {
 
-template <typename Visit>
-void visit_buffers(const KernelCall& call, Visit&& visit) {
-  for (const View& view : call.inputs) visit(view.buffer);
-  for (const View& view : call.outputs) visit(view.buffer);
-  if (call.workspace >= 0) visit(call.workspace);
-}
-
 // One use of a buffer: the position and the loops around it (indices into
 // PlanMemory::loops, outermost first).
 struct BufferUse {
@@ -35,7 +28,7 @@ class LifetimeBuilder {
       if (!steps[i].is_loop()) {
         const int position = static_cast<int>(memory.positions.size());
         memory.positions.push_back({step, body_path});
-        visit_buffers(steps[i].call(), [&](BufferId b) {
+        steps[i].call().for_each_buffer([&](BufferId b) {
           TINYFIT_CHECK(b >= 0 && static_cast<size_t>(b) < uses_.size()) << "view of buffer " << b;
           uses_[static_cast<size_t>(b)].push_back({position, open_loops_});
         });
