@@ -30,9 +30,11 @@
 // devices/recompute_boundary.h, keeps what the next stage needs small).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/op_decl.h"
 #include "support/diag.h"
@@ -41,6 +43,10 @@ namespace tinyfit::devices {
 
 // The axis of a feature map's rows (NHWC), the axis bands split.
 inline constexpr int kRowAxis = 1;
+
+// Bytes of one row of an NHWC tensor: rows [begin, end) are one contiguous
+// block of (end - begin) times this.
+inline int64_t row_bytes(const ir::Tensor& t) { return t.shape[2] * t.shape[3] * ir::dtype_size_bytes(t.dtype); }
 
 // The tensors the head (nodes [0, head_nodes)) hands on: made by the head
 // (or a graph input) and read by a tail node or a graph output; ascending.

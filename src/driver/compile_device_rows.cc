@@ -21,11 +21,7 @@ namespace tinyfit::driver {
 namespace {
 
 using devices::kRowAxis;
-
-// Rows [rows.begin, rows.end) of an NHWC tensor: one contiguous block.
-int64_t row_bytes(const ir::Tensor& t) {
-  return t.shape[2] * t.shape[3] * ir::dtype_size_bytes(t.dtype);
-}
+using devices::row_bytes;
 
 exec::TensorData crop_tensor_rows(const exec::TensorData& whole, ir::Range rows) {
   ir::Shape shape = whole.shape;

@@ -4,13 +4,13 @@
 #include <optional>
 #include <string>
 
+#include "devices/crop_rows.h"
 #include "devices/order_block_moves.h"
 
 namespace tinyfit::driver {
 namespace {
 
-// Bytes of one row of an NHWC tensor.
-int64_t row_bytes(const ir::Tensor& t) { return t.shape[2] * t.shape[3] * ir::dtype_size_bytes(t.dtype); }
+using devices::row_bytes;
 
 // `bytes` bytes of the arena from `offset`, as a byte view.
 codegen::StaticView make_block_view(int64_t offset, int64_t bytes) {

@@ -13,15 +13,11 @@ void absorb_after(ir::Node& host, const ir::Node& folded) {
   host.source_nodes.insert(host.source_nodes.end(), folded.source_nodes.begin(), folded.source_nodes.end());
 }
 
-namespace {
-
-std::string first_free(const std::set<std::string>& taken, const std::string& base) {
+std::string first_free_name(const std::set<std::string>& taken, const std::string& base) {
   std::string name = base;
   for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
   return name;
 }
-
-}  // namespace
 
 std::string unique_node_name(const ir::Graph& graph, const std::string& base) {
   // Names of folded model nodes count too: a synthesized node must not look
@@ -31,13 +27,13 @@ std::string unique_node_name(const ir::Graph& graph, const std::string& base) {
     taken.insert(node.name);
     taken.insert(node.source_nodes.begin(), node.source_nodes.end());
   }
-  return first_free(taken, base);
+  return first_free_name(taken, base);
 }
 
 std::string unique_tensor_name(const ir::Graph& graph, const std::string& base) {
   std::set<std::string> taken;
   for (const ir::Tensor& tensor : graph.tensors) taken.insert(tensor.name);
-  return first_free(taken, base);
+  return first_free_name(taken, base);
 }
 
 void replace_tensor_uses(ir::Graph& graph, ir::TensorId from, ir::TensorId to) {

@@ -3,6 +3,7 @@
 // input-model order when a node is folded into another, and fresh names.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ void absorb_after(ir::Node& host, const ir::Node& folded);
 // tensor) of the graph already has that name; node names also avoid every
 // input-model name listed in some node's source_nodes.
 std::string unique_node_name(const ir::Graph& graph, const std::string& base);
+// `base`, or `base` with the first "_2", "_3", ... not in `taken`.
+std::string first_free_name(const std::set<std::string>& taken, const std::string& base);
 std::string unique_tensor_name(const ir::Graph& graph, const std::string& base);
 
 // Every node input and graph output that reads `from` reads `to` instead.

@@ -2,6 +2,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "import/onnx_context.h"
+#include "import/graph_rewrite.h"
 #include "ir/op_decl.h"
 
 namespace tinyfit::import::onnx_detail {
@@ -104,17 +105,12 @@ Status Context::forward_input_to_output(int in, int out) {
 
 namespace {
 
-std::string first_free(const std::set<std::string>& taken, const std::string& base) {
-  std::string name = base;
-  for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
-  return name;
-}
 
 }  // namespace
 
 ir::TensorId Context::add_activation(const std::string& name, ir::DType dtype, std::optional<ir::QuantParams> quant) {
   ir::Tensor t;
-  t.name = first_free(tensor_names_, name);
+  t.name = first_free_name(tensor_names_, name);
   tensor_names_.insert(t.name);
   t.dtype = dtype;
   t.quant = std::move(quant);
@@ -124,7 +120,7 @@ ir::TensorId Context::add_activation(const std::string& name, ir::DType dtype, s
 ir::TensorId Context::add_constant(const std::string& name, const ConstValue& value,
                                    std::optional<ir::QuantParams> quant) {
   ir::Tensor t;
-  t.name = first_free(tensor_names_, name);
+  t.name = first_free_name(tensor_names_, name);
   tensor_names_.insert(t.name);
   t.dtype = value.dtype;
   t.shape = value.shape;
@@ -139,7 +135,7 @@ void Context::rename_tensor(ir::TensorId id, const std::string& name) {
   if (target.name == name) return;
   for (ir::Tensor& other : graph.tensors) {
     if (&other != &target && other.name == name) {
-      other.name = first_free(tensor_names_, name);
+      other.name = first_free_name(tensor_names_, name);
       tensor_names_.insert(other.name);
     }
   }
@@ -158,7 +154,7 @@ std::vector<std::string> Context::claim_unlisted(const std::vector<std::string>&
 std::string Context::unique_node_name(const std::string& base) {
   std::set<std::string> taken = node_names_;
   taken.insert(model_node_names_.begin(), model_node_names_.end());
-  const std::string name = first_free(taken, base);
+  const std::string name = first_free_name(taken, base);
   node_names_.insert(name);
   return name;
 }

@@ -31,7 +31,7 @@ bool has_reduce_in(const AxisConnectingGraph& acg, const std::vector<bool>& in_a
   return reduce >= 0 && in_a[static_cast<size_t>(reduce)];
 }
 
-tl::unexpected<Diag> reject(const std::string& why) { return fail(why, ExitCode::kInternal); }
+tl::unexpected<Diag> reject_scheme(const std::string& why) { return fail(why, ExitCode::kInternal); }
 
 }  // namespace
 
@@ -78,7 +78,9 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
   const ir::Tensor& first_output = graph.tensor(first.outputs.front());
   const int walked = find_walked_axis(first_output, axis);
   const int seed = walked < 0 ? -1 : acg.vertex_of_axis[static_cast<size_t>(first.outputs.front())][static_cast<size_t>(walked)];
-  if (seed < 0) return reject("'" + first.name + "' has no " + std::string(partition_axis_name(axis)) + " to cut");
+  if (seed < 0) {
+    return reject_scheme("'" + first.name + "' has no " + std::string(partition_axis_name(axis)) + " to cut");
+  }
 
   PartitionScheme scheme;
   scheme.axis = axis;
@@ -121,7 +123,7 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
         // find_loop_axes checks it). Row loops read no reshape.
         if (maker >= 0 && node_in_s[static_cast<size_t>(bg.operators[static_cast<size_t>(maker)].node)]) {
           if (axis == PartitionAxis::kTokens) continue;
-          return reject("'" + node.name + "' reads an alias of a tensor made in the scheme");
+          return reject_scheme("'" + node.name + "' reads an alias of a tensor made in the scheme");
         }
       }
       if (has_vertex_in(acg, in_a, t)) scheme.split_inputs.push_back(t);
@@ -146,7 +148,7 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
     const ir::Tensor& sink = graph.tensor(last.outputs.front());
     const int sink_axis = find_walked_axis(sink, axis);
     if (sink_axis < 0) {
-      return reject("'" + last.name + "' makes a tensor without " + std::string(partition_axis_name(axis)));
+      return reject_scheme("'" + last.name + "' makes a tensor without " + std::string(partition_axis_name(axis)));
     }
     scheme.extent = sink.shape[static_cast<size_t>(sink_axis)];
   }
@@ -169,15 +171,16 @@ Status check_motes_conditions(const ir::Graph& graph, const analysis::BufferGrap
     for (ir::TensorId t : node.outputs) {
       // (1): an output of S is partitioned (an axis in A) or reduced (v@0 in A).
       if (is_output(t) && !has_vertex_in(acg, in_a, t) && !reduced) {
-        return reject("output '" + graph.tensor(t).name + "' is neither cut nor reduced along the scheme's axis");
+        return reject_scheme("output '" + graph.tensor(t).name +
+                             "' is neither cut nor reduced along the scheme's axis");
       }
       // (2): only an output of S may be cut along its reduce axis.
       if (!is_output(t) && reduced) {
-        return reject("'" + node.name + "' would hand a partial sum to another operator of the scheme");
+        return reject_scheme("'" + node.name + "' would hand a partial sum to another operator of the scheme");
       }
       // tinyfit: no operator off A (it would run whole in every part).
       if (!has_vertex_in(acg, in_a, t) && !reduced) {
-        return reject("'" + node.name + "' is not on the scheme's axis and would be recomputed in every part");
+        return reject_scheme("'" + node.name + "' is not on the scheme's axis and would be recomputed in every part");
       }
     }
   }

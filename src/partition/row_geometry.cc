@@ -17,7 +17,7 @@ struct RowReader {
   ir::Window window;
 };
 
-tl::unexpected<Diag> reject(const std::string& why) { return fail(why, ExitCode::kInternal); }
+tl::unexpected<Diag> reject_geometry(const std::string& why) { return fail(why, ExitCode::kInternal); }
 
 }  // namespace
 
@@ -217,7 +217,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   const int sink_axis = find_sink_axis(scheme.axis, graph.output_tensor(last_node, 0));
   Result<std::vector<LoopOperatorAxes>> found_axes =
       find_loop_axes(graph, bg, scheme.operators, sink_axis, scheme.axis == PartitionAxis::kTokens);
-  if (!found_axes) return reject(found_axes.error().message);
+  if (!found_axes) return reject_geometry(found_axes.error().message);
   const std::vector<LoopOperatorAxes>& axes = *found_axes;
 
   // The body: operators in order, their nodes, and what each makes.
