@@ -20,13 +20,13 @@ struct PlainUse {
   bool is_output = false;
 };
 
-struct BufferUses {
+struct ConcatBufferUses {
   std::vector<std::vector<PlainUse>> plain;  // per buffer, in program order
   std::vector<bool> other;                   // per buffer: a loop, a workspace or an overlap uses it
 };
 
-BufferUses find_buffer_uses(const Plan& plan) {
-  BufferUses uses;
+ConcatBufferUses find_concat_buffer_uses(const Plan& plan) {
+  ConcatBufferUses uses;
   uses.plain.resize(plan.buffers.size());
   uses.other.assign(plan.buffers.size(), false);
   auto mark = [&](BufferId b) { uses.other[static_cast<size_t>(b)] = true; };
@@ -89,7 +89,7 @@ bool is_plain_concat(const ir::Graph& graph, const Step& step) {
          call.inputs.size() == node.inputs.size();
 }
 
-std::vector<Candidate> find_candidates(const ir::Graph& graph, const Plan& plan, const BufferUses& uses,
+std::vector<Candidate> find_candidates(const ir::Graph& graph, const Plan& plan, const ConcatBufferUses& uses,
                                        int concat_step) {
   const KernelCall& concat = plan.steps.at(static_cast<size_t>(concat_step)).call();
   const ir::Node& node = graph.nodes.at(static_cast<size_t>(concat.node));
@@ -167,7 +167,7 @@ ConcatInPlaceResult write_concat_in_place(const ir::Graph& graph, Plan plan) {
   ConcatInPlaceResult result;
   const int64_t peak_before = compute_plan_memory(plan).peak_bytes;
   int concats = 0;
-  BufferUses uses = find_buffer_uses(plan);  // of `plan`, renewed when a Concat changes it
+  ConcatBufferUses uses = find_concat_buffer_uses(plan);  // of `plan`, renewed when a Concat changes it
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     if (!is_plain_concat(graph, plan.steps[s])) continue;
     const int concat_step = static_cast<int>(s);
@@ -183,7 +183,7 @@ ConcatInPlaceResult write_concat_in_place(const ir::Graph& graph, Plan plan) {
         });
     if (chosen.empty()) continue;
     plan = apply_candidates(graph, std::move(plan), concat_step, candidates, chosen);
-    uses = find_buffer_uses(plan);
+    uses = find_concat_buffer_uses(plan);
     result.inputs_in_place += static_cast<int>(chosen.size());
     ++concats;
   }
