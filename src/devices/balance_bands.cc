@@ -9,7 +9,6 @@
 namespace tinyfit::devices {
 namespace {
 
-
 // Whether the bands `a` are better balanced than `b`: the largest smaller,
 // or equal and the next largest smaller, and so on (two equal largest bands,
 // as a symmetric split has, shrink one move at a time).

@@ -9,7 +9,6 @@
 namespace tinyfit::devices {
 namespace {
 
-
 Status fail_node(const ir::Graph& graph, const ir::Node& node, const std::string& problem) {
   return fail(graph.source_path + ": node '" + node.name + "' (" + std::string(ir::op_decl(node.op).name) +
                   "): " + problem,

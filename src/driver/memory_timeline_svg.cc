@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
+#include <string>
 #include <string_view>
 
 #include "driver/svg_canvas.h"
@@ -24,19 +26,12 @@ constexpr double kKiB = 1024.0;
 std::string format_fixed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  const std::string_view digits = buffer;
-  const size_t point = std::min(digits.find('.'), digits.size());
-  const size_t digits_begin = digits[0] == '-' ? 1 : 0;
-  // Appended rather than inserted: GCC 12 warns (-Wrestrict, falsely) on
-  // std::string::insert inlined here.
-  std::string text;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > digits_begin && i < point && (point - i) % 3 == 0) text += ',';
-    text += digits[i];
-  }
-  return text;
+  const std::string_view text = buffer;
+  const size_t sign = text[0] == '-' ? 1 : 0;
+  const size_t point = std::min(text.find('.'), text.size());
+  const int64_t whole = std::stoll(std::string(text.substr(sign, point - sign)));
+  return std::string(text.substr(0, sign)) + format_thousands(whole) + std::string(text.substr(point));
 }
-
 
 // The smallest 1, 2 or 5 times a power of ten that is >= `raw` (> 0).
 double round_up_to_nice(double raw) {

@@ -47,15 +47,6 @@ std::vector<ir::NodeId> KernelCall::computed_nodes() const {
   return nodes;
 }
 
-bool KernelCall::uses_buffer(BufferId buffer) const {
-  for (const auto* views : {&inputs, &outputs}) {
-    for (const View& view : *views) {
-      if (view.buffer == buffer) return true;
-    }
-  }
-  return workspace == buffer;
-}
-
 const Sweep* View::find_sweep(int axis) const {
   for (const Sweep& sweep : sweeps) {
     if (sweep.axis == axis) return &sweep;

@@ -212,8 +212,6 @@ struct KernelCall {
 
   // `node` and then `fused`: every node the call computes.
   std::vector<ir::NodeId> computed_nodes() const;
-  // Whether a view of the call or its workspace is in `buffer`.
-  bool uses_buffer(BufferId buffer) const;
   // visit(buffer) for the buffer of every input view, then every output
   // view, then the workspace if the call has one (a buffer as often as the
   // call uses it).
@@ -222,6 +220,13 @@ struct KernelCall {
     for (const View& view : inputs) visit(view.buffer);
     for (const View& view : outputs) visit(view.buffer);
     if (workspace >= 0) visit(workspace);
+  }
+  // Whether a view of the call or its workspace is in `buffer` (a buffer id,
+  // not -1).
+  bool uses_buffer(BufferId buffer) const {
+    bool used = false;
+    for_each_buffer([&](BufferId b) { used = used || b == buffer; });
+    return used;
   }
 };
 
