@@ -61,6 +61,17 @@
 #include "tinyfit/kernel_templates/inverted_bottleneck_depthwise_dsp.h"
 #undef DWCONV_DSP_TAP
 
+/* The pointwise stages' loops: TF_INNER_LOOP's, and on GCC without the
+ * induction-variable pass, which gave every output pixel's store pointer an
+ * induction variable of its own, spilled to the stack (two loads and a store
+ * each per pair of channels: 0.7 M instructions of MCUNet-320KB's fused
+ * blocks on the Cortex-M4). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define IB_DSP_INNER_LOOP __attribute__((noinline, optimize("no-schedule-insns", "no-ivopts")))
+#else
+#define IB_DSP_INNER_LOOP TF_INNER_LOOP
+#endif
+
 /* The residual add of the call, prepared once: quantized_add.h's fast form
  * when the parameters allow it (fast_ok), TFLite's arithmetic otherwise. */
 typedef struct ib_dsp_residual {
@@ -136,9 +147,9 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
       dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                               \
     }                                                                                 \
   } while (0)
-TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
-                                                const dsp_element* w, const ib_dsp_pointwise* stage,
-                                                uint64_t* columns, dsp_element* y0, dsp_element* y1) {
+IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
+                                                    const dsp_element* w, const ib_dsp_pointwise* stage,
+                                                    uint64_t* columns, dsp_element* y0, dsp_element* y1) {
   const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
@@ -201,9 +212,9 @@ TF_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp
       dsp_store2_saturated(y2 + c, r20, r21, clamp_of);                                                        \
     }                                                                                                          \
   } while (0)
-TF_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count, const dsp_element* w,
-                                                  const ib_dsp_pointwise* stage, uint64_t* columns,
-                                                  dsp_element* const y[3]) {
+IB_DSP_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count,
+                                                      const dsp_element* w, const ib_dsp_pointwise* stage,
+                                                      uint64_t* columns, dsp_element* const y[3]) {
   const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
@@ -288,11 +299,20 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
   int32_t ky, kx, c;
   if (iy0 >= 0 && ix0 >= 0 && last_iy < input->shape[1] && last_ix < input->shape[2] && win->dilation_w == 1 &&
       input->strides[2] == channels) {
-    const int32_t run = win->kernel_w * channels, words = run & ~3;
+    const int32_t run = win->kernel_w * channels;
+    const ptrdiff_t row_step = (ptrdiff_t)win->dilation_h * input->strides[1];
     const dsp_element* row = image + iy0 * input->strides[1] + ix0 * channels;
-    for (ky = 0; ky < win->kernel_h; ++ky, row += win->dilation_h * input->strides[1], x += run) {
-      for (c = 0; c < words; c += 4) tf_store_u32(x + c, tf_load_u32(row + c));
-      for (; c < run; ++c) x[c] = row[c];
+    if (run >= 4) {
+      /* A run's last word ends at its last element (it may overlap the
+       * word before it): nothing is read past the run. */
+      for (ky = 0; ky < win->kernel_h; ++ky, row += row_step, x += run) {
+        for (c = 0; c < run - 4; c += 4) tf_store_u32(x + c, tf_load_u32(row + c));
+        tf_store_u32(x + run - 4, tf_load_u32(row + run - 4));
+      }
+    } else {
+      for (ky = 0; ky < win->kernel_h; ++ky, row += row_step, x += run) {
+        for (c = 0; c < run; ++c) x[c] = row[c];
+      }
     }
   } else {
     for (ky = 0; ky < win->kernel_h; ++ky) {
@@ -312,6 +332,11 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
   for (c = elements; c & 3; ++c) *x++ = pad;
 }
 
+/* How the expand reads a mid's window: a 1x1 expand without padding reads
+ * its one input pixel (every mid's window in bounds); a stem convolution's
+ * (segment_expand_group 2) is gathered; otherwise its taps are found. */
+typedef enum ib_dsp_expand_kind { IB_DSP_EXPAND_TAPS, IB_DSP_EXPAND_PIXEL, IB_DSP_EXPAND_GATHERED } ib_dsp_expand_kind;
+
 /* `count` (1 to 3) mid pixels from position `first` in traversal order into
  * their ring slots: those whose expand windows are each one run of input of
  * the same length and weights (a 1x1 expand) in one pass
@@ -322,7 +347,7 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
  * twice); otherwise one after the other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
-                          const ib_dsp_pointwise* expand_stage, int32_t gathered, dsp_element* ring,
+                          const ib_dsp_pointwise* expand_stage, ib_dsp_expand_kind kind, dsp_element* ring,
                           int32_t ring_pixels, int32_t mid_channels, uint64_t* columns, int32_t descending) {
   const dsp_element* x[3];
   dsp_element* y[3];
@@ -336,7 +361,16 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
     ix0[i] = mid % mid_cols * win->stride_w - win->pad_left;
     y[i] = ring + (ptrdiff_t)(mid % ring_pixels) * mid_channels;
   }
-  if (gathered) {
+  if (kind == IB_DSP_EXPAND_PIXEL) {
+    const dsp_element* const image = (const dsp_element*)input->data;
+    for (i = 0; i < count; ++i) {
+      x[i] = image + mn[i] * input->strides[0] + iy0[i] * input->strides[1] + ix0[i] * input->strides[2];
+    }
+    for (i = count; i < 3; ++i) x[i] = x[count - 1], y[i] = y[count - 1];
+    ib_dsp_pointwise_triple(x, expand->channels, expand->weights, expand_stage, columns, y);
+    return;
+  }
+  if (kind == IB_DSP_EXPAND_GATHERED) {
     dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
     const dsp_element pad = (dsp_element)(-expand->x_offset);
     for (i = 0; i < count; ++i) {
@@ -381,9 +415,15 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const int32_t mids = output->shape[0] * mid_rows * mid_cols;
   const int32_t ring_pixels = params->ring_pixels;
   dsp_element* ring = (dsp_element*)(void*)workspace;
+  const ptrdiff_t ring_elements = (ptrdiff_t)ring_pixels * mid_channels;
+  const dsp_element* const ring_end = ring + ring_elements;
+  const int32_t dw_dilation_h = dw->dilation_h, dw_dilation_w = dw->dilation_w;
+  /* A window row's next tap; less than the ring (which holds a window row). */
+  const ptrdiff_t tap_step = (ptrdiff_t)dw_dilation_w * mid_channels;
+  const int32_t row_slots = dw_dilation_h * mid_cols;
   /* Then a group's three depthwise pixels and, with a residual, three
    * projected pixels. */
-  dsp_element* dw_pixels = ring + (ptrdiff_t)ring_pixels * mid_channels;
+  dsp_element* dw_pixels = ring + ring_elements;
   dsp_element* projected = dw_pixels + 3 * mid_channels;
   /* The group's widened expand inputs or depthwise pixels: the first 8-byte
    * boundary after them. */
@@ -395,8 +435,17 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   ib_dsp_residual residual;
   const int32_t group =
       segment_expand_group(params->expand->kernel_h, params->expand->kernel_w, params->expand->in_channels);
-  const int32_t gathered = group == 2;
+  const ib_dsp_expand_kind expand_kind =
+      group == 2 ? IB_DSP_EXPAND_GATHERED
+      : params->expand->kernel_h == 1 && params->expand->kernel_w == 1 && expand_window.pad_top == 0 &&
+              expand_window.pad_left == 0
+          ? IB_DSP_EXPAND_PIXEL
+          : IB_DSP_EXPAND_TAPS;
   int32_t t, i, ky, kx, last, step, next = 0; /* mid pixels computed so far, in traversal order */
+  /* The output pixel at traversal position t + i, stepped along with it
+   * rather than divided out of it. */
+  int32_t n = descending ? output->shape[0] - 1 : 0, oy = descending ? out_rows - 1 : 0;
+  int32_t ox = descending ? out_cols - 1 : 0;
   residual.params = params->add;
   residual.fast_ok = params->add != NULL && add_fast_init(params->add, &residual.fast);
   /* Output pixels in groups of three traversal positions (3i, 3i + 1,
@@ -405,28 +454,48 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   for (t = 0; t < pixels; t += 3) {
     const int32_t count = pixels - t < 3 ? pixels - t : 3;
     for (i = 0; i < count; ++i) {
-      const int32_t pixel = segment_pixel(t + i, pixels, descending);
-      const int32_t n = pixel / (out_rows * out_cols), oy = pixel / out_cols % out_rows, ox = pixel % out_cols;
       const int32_t iy0 = oy * dw->stride_h - dw->pad_top, ix0 = ox * dw->stride_w - dw->pad_left;
-      int32_t ky_begin, ky_end, kx_begin, kx_end, needed, tap_count = 0;
-      conv_tap_range(iy0, dw->dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
-      conv_tap_range(ix0, dw->dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
+      int32_t ky_begin = 0, ky_end = dw->kernel_h, kx_begin = 0, kx_end = dw->kernel_w, needed;
+      if (iy0 < 0 || iy0 + (ky_end - 1) * dw_dilation_h >= mid_rows) {
+        conv_tap_range(iy0, dw_dilation_h, dw->kernel_h, mid_rows, &ky_begin, &ky_end);
+      }
+      if (ix0 < 0 || ix0 + (kx_end - 1) * dw_dilation_w >= mid_cols) {
+        conv_tap_range(ix0, dw_dilation_w, dw->kernel_w, mid_cols, &kx_begin, &kx_end);
+      }
       /* The mid pixel this output needs last in traversal order (computed
        * with the rest of its group: segment_last_computed_mid). */
       needed = descending
-                   ? (n * mid_rows + iy0 + ky_begin * dw->dilation_h) * mid_cols + ix0 + kx_begin * dw->dilation_w
-                   : (n * mid_rows + iy0 + (ky_end - 1) * dw->dilation_h) * mid_cols + ix0 +
-                         (kx_end - 1) * dw->dilation_w;
+                   ? (n * mid_rows + iy0 + ky_begin * dw_dilation_h) * mid_cols + ix0 + kx_begin * dw_dilation_w
+                   : (n * mid_rows + iy0 + (ky_end - 1) * dw_dilation_h) * mid_cols + ix0 +
+                         (kx_end - 1) * dw_dilation_w;
       for (last = segment_last_computed_mid(segment_pixel(needed, mids, descending), mids, group); next <= last;
            next += step) {
         step = last - next + 1 < group ? last - next + 1 : group;
-        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, &expand_stage, gathered,
+        ib_dsp_expand(input, next, step, mids, mid_rows, mid_cols, &expand_window, &expand, &expand_stage, expand_kind,
                       ring, ring_pixels, mid_channels, columns, descending);
       }
-      for (ky = ky_begin; ky < ky_end; ++ky) {
-        const int32_t row_start = (n * mid_rows + iy0 + ky * dw->dilation_h) * mid_cols + ix0;
-        for (kx = kx_begin; kx < kx_end; ++kx) {
-          taps[tap_count++] = ring + (ptrdiff_t)((row_start + kx * dw->dilation_w) % ring_pixels) * mid_channels;
+      /* One division a pixel: a window row's first slot follows the row
+       * before's, and along a row a tap's slot follows the previous one's,
+       * each wrapping at the ring's end (which holds two window rows when a
+       * window has them). */
+      {
+        const int32_t span = (kx_end - kx_begin - 1) * dw_dilation_w;
+        const dsp_element** tap_out = taps;
+        int32_t slot = ((n * mid_rows + iy0 + ky_begin * dw_dilation_h) * mid_cols + ix0 + kx_begin * dw_dilation_w) %
+                       ring_pixels;
+        for (ky = ky_begin; ky < ky_end; ++ky) {
+          const dsp_element* tap = ring + (ptrdiff_t)slot * mid_channels;
+          if (slot + span < ring_pixels) {
+            for (kx = kx_begin; kx < kx_end; ++kx, tap += tap_step) *tap_out++ = tap;
+          } else {
+            for (kx = kx_begin; kx < kx_end; ++kx) {
+              *tap_out++ = tap;
+              tap += tap_step;
+              if (tap >= ring_end) tap -= ring_elements;
+            }
+          }
+          slot += row_slots;
+          if (slot >= ring_pixels) slot -= ring_pixels;
         }
       }
       (dw->requant_folded != NULL ? ib_dsp_depthwise_folded : ib_dsp_depthwise_plain)(
@@ -434,6 +503,11 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
           dw_pixels + i * mid_channels);
       x[i] = (const dsp_element*)input->data + n * input->strides[0] + oy * input->strides[1] + ox * input->strides[2];
       y[i] = (dsp_element*)output->data + n * output->strides[0] + oy * output->strides[1] + ox * output->strides[2];
+      if (descending) {
+        if (--ox < 0) ox = out_cols - 1, oy = oy > 0 ? oy - 1 : (--n, out_rows - 1);
+      } else if (++ox == out_cols) {
+        ox = 0, oy = oy + 1 < out_rows ? oy + 1 : (++n, 0);
+      }
     }
     {
       /* A short group repeats its last pixel: without a residual its
