@@ -78,16 +78,14 @@ bool dsp_serves(const ConvConstants& constants) {
 }
 
 // Whether the fused __dsp kernel computes every mid of the expand in its
-// groups (inverted_bottleneck_segment_dsp.h's ib_dsp_expand), the paths that
-// read folded requantisation records: a stem convolution's gathered windows,
-// or a 1x1 expand whose every tap is in bounds (one run of input a mid).
+// groups (inverted_bottleneck_segment_dsp.h's ib_dsp_expand_kind), the paths
+// that take channel-pair weights and read folded requantisation records: a
+// stem convolution's gathered windows, or a 1x1 expand without padding (one
+// input pixel a mid).
 bool expands_in_groups(const plan::SegmentKernel& record) {
   const int64_t group = plan::count_expand_group_mids(record);
-  const auto in_bounds = [](const ir::Window& window, int64_t mids, int64_t extent) {
-    return window.pad_before == 0 && (mids - 1) * window.stride < extent;
-  };
-  return group == 2 || (group == 3 && in_bounds(record.expand_row_window, record.mid_rows, record.in_rows) &&
-                        in_bounds(record.expand_col_window, record.mid_cols, record.in_cols));
+  return group == 2 ||
+         (group == 3 && record.expand_row_window.pad_before == 0 && record.expand_col_window.pad_before == 0);
 }
 
 int32_t descending_of(const plan::KernelCall& call) {
@@ -233,13 +231,17 @@ Result<std::unique_ptr<PreparedKernel>> prepare_inverted_bottleneck_kernel(const
   // The __dsp kernel when its arithmetic serves every stage, with their
   // __dsp constants.
   if (dsp_serves(*kernel->expand) && dsp_serves(*kernel->depthwise) && dsp_serves(*kernel->project)) {
-    // IR layout; folded requantisation records where every channel of a
-    // stage folds, except for an expand that is not always computed in
-    // groups (the segment conv kernel's pixel paths read no folded ones).
-    kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false,
-                             expands_in_groups(record) ? RequantRecords::kFoldedWhenAllFold : RequantRecords::kPlain);
+    // The pointwise stages' weights in the im2col GEMM's channel pairs and
+    // folded requantisation records where every channel of a stage folds,
+    // except for an expand that is not always computed in groups (the
+    // segment conv kernel's paths take the IR layout and plain records).
+    if (expands_in_groups(record)) {
+      kernel->expand->pack_for(ConvPrimitive::kIm2colDsp, false, RequantRecords::kFoldedWhenAllFold);
+    } else {
+      kernel->expand->pack_for(ConvPrimitive::kPointwiseDsp, false, RequantRecords::kPlain);
+    }
     kernel->depthwise->pack_for(ConvPrimitive::kDepthwiseDsp, false, RequantRecords::kFoldedWhenAllFold);
-    kernel->project->pack_for(ConvPrimitive::kPointwiseDsp, false, RequantRecords::kFoldedWhenAllFold);
+    kernel->project->pack_for(ConvPrimitive::kIm2colDsp, false, RequantRecords::kFoldedWhenAllFold);
     kernel->name = "tf_" + dtype + "_inverted_bottleneck_segment__dsp";
     kernel->function = segment_dsp_kernels_of(dtype).inverted_bottleneck;
   } else {

@@ -2,9 +2,12 @@
  * (inverted_bottleneck_segment_dsp.h), over conv_dsp_arithmetic.h (included
  * first): the two pixels' inputs widened once into 16-bit lanes with the input
  * offset added (conv2d_im2col_dsp.h's columns, two pixels wide), then two
- * output channels at a time against both. Per group of four inputs: two
- * weight loads and four widenings shared by the pixels, two 64-bit column
- * loads shared by the channels, eight SMLADs. */
+ * output channels at a time against both, their weights in channel pairs as
+ * the im2col GEMM takes them (one 64-bit word per pair and group of four
+ * inputs: channel 2i's four bytes, then 2i + 1's; zeros past the row and the
+ * last channel). Per group of four inputs: one weight load and four widenings
+ * shared by the pixels, two 64-bit column loads shared by the channels, eight
+ * SMLADs. */
 #ifndef TINYFIT_KERNEL_TEMPLATES_DOT_DSP_PAIR_H_
 #define TINYFIT_KERNEL_TEMPLATES_DOT_DSP_PAIR_H_
 
@@ -22,14 +25,16 @@ static inline void dot_dsp_pair_widen(const dsp_element* x0, const dsp_element* 
   }
 }
 
-/* acc[2 * p + j] += column p . weights w[j] over `groups` groups of four, for
- * the two pixels p and the two channels j. */
-static inline void dot_dsp_pair_2x2(const uint64_t* columns, const dsp_element* w0, const dsp_element* w1,
-                                    int32_t groups, uint32_t w_offset_lanes, int32_t acc[4]) {
+/* acc[2 * p + j] += column p . channel j's weights over `groups` groups of
+ * four, for the two pixels p and the pair's two channels j (w: the pair's
+ * first word). */
+static inline void dot_dsp_pair_2x2(const uint64_t* columns, const uint64_t* w, int32_t groups,
+                                    uint32_t w_offset_lanes, int32_t acc[4]) {
   int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-  const dsp_element* const w_end = w0 + groups * 4;
-  for (; w0 < w_end; w0 += 4, w1 += 4, columns += 2) {
-    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32(w1);
+  const uint64_t* const w_end = w + groups;
+  for (; w < w_end; ++w, columns += 2) {
+    const uint64_t ww = *w;
+    const uint32_t ww0 = (uint32_t)ww, ww1 = (uint32_t)(ww >> 32);
     const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);
     const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);
     const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes), odd1 = dsp_widen_weights_odd(ww1, w_offset_lanes);
@@ -41,25 +46,6 @@ static inline void dot_dsp_pair_2x2(const uint64_t* columns, const dsp_element* 
     a10 = tf_smlad((uint32_t)(l >> 32), odd0, a10), a11 = tf_smlad((uint32_t)(l >> 32), odd1, a11);
   }
   acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11;
-}
-
-/* The same for one last group of `tail` (1 to 3) inputs whose column words
- * hold zero lanes past them: each weight row's last four weights (in bounds,
- * rows have at least four) loaded as one word ending at w[tail - 1] and
- * shifted down, so the lanes past the row hold only the weight offset,
- * multiplied by zero. */
-static inline void dot_dsp_pair_2x2_tail(const uint64_t* columns, const dsp_element* w0, const dsp_element* w1,
-                                         int32_t tail, uint32_t w_offset_lanes, int32_t acc[4]) {
-  const uint32_t shift = 8u * (uint32_t)(4 - tail);
-  const uint32_t ww0 = tf_load_u32(w0 + tail - 4) >> shift, ww1 = tf_load_u32(w1 + tail - 4) >> shift;
-  const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);
-  const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);
-  const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes), odd1 = dsp_widen_weights_odd(ww1, w_offset_lanes);
-  const uint64_t l0 = columns[0], l1 = columns[1];
-  acc[0] = tf_smlad((uint32_t)(l0 >> 32), odd0, tf_smlad((uint32_t)l0, even0, acc[0]));
-  acc[1] = tf_smlad((uint32_t)(l0 >> 32), odd1, tf_smlad((uint32_t)l0, even1, acc[1]));
-  acc[2] = tf_smlad((uint32_t)(l1 >> 32), odd0, tf_smlad((uint32_t)l1, even0, acc[2]));
-  acc[3] = tf_smlad((uint32_t)(l1 >> 32), odd1, tf_smlad((uint32_t)l1, even1, acc[3]));
 }
 
 #endif /* TINYFIT_KERNEL_TEMPLATES_DOT_DSP_PAIR_H_ */

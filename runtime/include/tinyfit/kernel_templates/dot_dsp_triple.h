@@ -3,9 +3,11 @@
  * over conv_dsp_arithmetic.h (included first): the three pixels' inputs
  * widened once into 16-bit lanes with the input offset added
  * (conv2d_im2col_dsp.h's columns), then two output channels at a time against
- * all three, as the im2col GEMM does. Per group of four inputs: two weight
- * loads and four widenings shared by the pixels, three 64-bit column loads
- * shared by the channels, twelve SMLADs. */
+ * all three, as the im2col GEMM does, their weights in its channel pairs (one
+ * 64-bit word per pair and group of four inputs: channel 2i's four bytes, then
+ * 2i + 1's; zeros past the row and the last channel). Per group of four
+ * inputs: one weight load and four widenings shared by the pixels, three
+ * 64-bit column loads shared by the channels, twelve SMLADs. */
 #ifndef TINYFIT_KERNEL_TEMPLATES_DOT_DSP_TRIPLE_H_
 #define TINYFIT_KERNEL_TEMPLATES_DOT_DSP_TRIPLE_H_
 
@@ -33,11 +35,12 @@ typedef struct dot_dsp_triple_sums {
   int32_t a00, a01, a10, a11, a20, a21;
 } dot_dsp_triple_sums;
 
-/* One group of four inputs (columns[0..2], weights at w0 and w0 + w1_offset)
- * into the six sums a00..a21 in scope. */
-#define DOT_DSP_TRIPLE_GROUP(columns, w0)                                                                      \
+/* One group of four inputs (columns[0..2], the pair's weight word at w) into
+ * the six sums a00..a21 in scope. */
+#define DOT_DSP_TRIPLE_GROUP(columns, w)                                                                       \
   do {                                                                                                         \
-    const uint32_t ww0 = tf_load_u32(w0), ww1 = tf_load_u32((w0) + w1_offset);                                 \
+    const uint64_t ww = *(w);                                                                                  \
+    const uint32_t ww0 = (uint32_t)ww, ww1 = (uint32_t)(ww >> 32);                                             \
     const uint32_t even0 = dsp_widen_weights_even(ww0, w_offset_lanes);                                        \
     const uint32_t even1 = dsp_widen_weights_even(ww1, w_offset_lanes);                                        \
     const uint32_t odd0 = dsp_widen_weights_odd(ww0, w_offset_lanes);                                          \
@@ -53,39 +56,40 @@ typedef struct dot_dsp_triple_sums {
     a20 = tf_smlad((uint32_t)(l >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l >> 32), odd1, a21);            \
   } while (0)
 
-/* s + column p . weights of channel j over the groups of four of `columns`
- * up to columns_end, channel 0's weights at w0, channel 1's w1_offset
- * elements further: two groups a loop step (one step a group cost 27
- * Cortex-M4 instructions for 24 MACs, its end and weight stride reloaded
- * from the stack every step; two, 48 for 48), then the last odd group.
- * Always inlined: its sums stay in the caller's registers (GCC 12 -O2 made
- * a call of it once it held two groups). */
+/* s + column p . weights of the pair's channel j over the groups of four of
+ * `columns` up to columns_end, the pair's words from w: two groups a loop
+ * step (one a step cost 27 Cortex-M4 instructions for 24 MACs, its end
+ * reloaded from the stack every step), then the last odd group. Always
+ * inlined: its sums stay in the caller's registers (GCC 12 -O2 made a call
+ * of it once it held two groups). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline dot_dsp_triple_sums dot_dsp_triple_3x2(const uint64_t* columns, const uint64_t* columns_end,
-                                                     const dsp_element* w0, ptrdiff_t w1_offset,
-                                                     uint32_t w_offset_lanes, dot_dsp_triple_sums s) {
+                                                     const uint64_t* w, uint32_t w_offset_lanes,
+                                                     dot_dsp_triple_sums s) {
   int32_t a00 = s.a00, a01 = s.a01, a10 = s.a10, a11 = s.a11, a20 = s.a20, a21 = s.a21;
   const uint64_t* const pairs_end = columns + (columns_end - columns) / 6 * 6;
-  for (; columns < pairs_end; w0 += 8, columns += 6) {
-    DOT_DSP_TRIPLE_GROUP(columns, w0);
-    DOT_DSP_TRIPLE_GROUP(columns + 3, w0 + 4);
+  for (; columns < pairs_end; w += 2, columns += 6) {
+    DOT_DSP_TRIPLE_GROUP(columns, w);
+    DOT_DSP_TRIPLE_GROUP(columns + 3, w + 1);
   }
-  if (columns < columns_end) DOT_DSP_TRIPLE_GROUP(columns, w0);
+  if (columns < columns_end) DOT_DSP_TRIPLE_GROUP(columns, w);
   s.a00 = a00, s.a01 = a01, s.a10 = a10, s.a11 = a11, s.a20 = a20, s.a21 = a21;
   return s;
 }
 #undef DOT_DSP_TRIPLE_GROUP
 
-/* s + the products of inputs [head, count) of x[0..2] (not widened) with
- * both channels' weights (w0 and w1_offset further), one by one. */
+/* s + the products of inputs [head, count) of x[0..2] (not widened) with the
+ * pair's two channels' weights (its words from w), one by one. */
 static inline dot_dsp_triple_sums dot_dsp_triple_3x2_tail(const dsp_element* const x[3], int32_t head, int32_t count,
-                                                          const dsp_element* w0, ptrdiff_t w1_offset, int32_t x_offset,
-                                                          int32_t w_offset, dot_dsp_triple_sums s) {
+                                                          const uint64_t* w, int32_t x_offset, int32_t w_offset,
+                                                          dot_dsp_triple_sums s) {
+  const dsp_element* const bytes = (const dsp_element*)w;
   int32_t i;
   for (i = head; i < count; ++i) {
-    const int32_t v0 = dsp_widen(w0[i], w_offset), v1 = dsp_widen(w0[i + w1_offset], w_offset);
+    const dsp_element* const group = bytes + (i >> 2) * 8 + (i & 3);
+    const int32_t v0 = dsp_widen(group[0], w_offset), v1 = dsp_widen(group[4], w_offset);
     const int32_t p0 = dsp_widen(x[0][i], x_offset), p1 = dsp_widen(x[1][i], x_offset);
     const int32_t p2 = dsp_widen(x[2][i], x_offset);
     s.a00 += p0 * v0, s.a01 += p0 * v1, s.a10 += p1 * v0, s.a11 += p1 * v1, s.a20 += p2 * v0, s.a21 += p2 * v1;

@@ -93,27 +93,29 @@ static inline int32_t ib_dsp_add_value(int32_t x, int32_t projected, const ib_ds
 /* A pointwise stage of a group of pixels (the expand or the projection): its
  * weights, bias, requantisation and clamp, copied out of the params once per
  * call (element stores may alias the params, so the compiler would reload
- * them after every store). weight_row: weights of one output channel. One
- * family of records: the folded ones when the compiler emitted them (then
- * requant is NULL), else the plain ones. */
+ * them after every store). The weights in the im2col GEMM's channel pairs
+ * (dot_dsp_triple.h): `groups` 64-bit words a pair, its row of `row` inputs
+ * rounded up to a group of four. One family of records: the folded ones
+ * when the compiler emitted them (then requant is NULL), else the plain
+ * ones. */
 typedef struct ib_dsp_pointwise {
-  const dsp_element* weights;
+  const uint64_t* weights;
   const int32_t* bias;
   const tf_requant_channel* requant;
   const tf_requant_folded* folded; /* params->requant_folded */
-  ptrdiff_t weight_row;
+  int32_t groups;
   int32_t out_channels, x_offset, w_offset;
   int32_t narrowed; /* dsp_clamp_narrows(&clamp) */
   dsp_clamp clamp;
 } ib_dsp_pointwise;
 
-static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, ptrdiff_t weight_row) {
+static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, int32_t row) {
   ib_dsp_pointwise s;
-  s.weights = (const dsp_element*)p->weights;
+  s.weights = (const uint64_t*)p->weights;
   s.bias = (const int32_t*)p->bias;
   s.requant = p->requant;
   s.folded = p->requant_folded;
-  s.weight_row = weight_row;
+  s.groups = (row + 3) >> 2;
   s.out_channels = p->out_channels;
   s.x_offset = p->input_offset;
   s.w_offset = p->weight_offset;
@@ -123,16 +125,15 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
 }
 
 /* Every output channel of a stem expand for two mids whose gathered windows
- * are x0 and x1 (`count` elements each, at least four, padded up to a group
- * of four with elements that widen to zero; the same mid twice when it is
- * alone), the first input's weight in channel 0's row at w, into the ring
- * slots y0 and y1: the inputs widened once into `columns` (dot_dsp_pair.h),
- * then two channels at a time against both, each weight loaded once for the
- * pair, the padded last group as one more group, every value of a pair of
- * channels requantised (SMMLAR) before its stores and the two channels'
- * constants read once for both mids, stores without the lane-wise clamp when
- * the activation does not narrow the type's range; an odd last channel
- * computed twice and stored once. */
+ * are x0 and x1 (the stage's row of elements each, at least four, padded up
+ * to a group of four with elements that widen to zero; the same mid twice
+ * when it is alone) into the ring slots y0 and y1: the inputs widened once
+ * into `columns` (dot_dsp_pair.h), then each pair of channels against both,
+ * its weight word loaded once for the two mids (the padded group's weights
+ * are zeros), every value of a pair of channels requantised (SMMLAR) before
+ * its stores and the two channels' constants read once for both mids, stores
+ * without the lane-wise clamp when the activation does not narrow the type's
+ * range; an odd last channel (zeros in its pair's other half) stored alone. */
 #define IB_DSP_PAIR_STORE(record, requantize, records, clamp_of)                       \
   do {                                                                                \
     const record q0 = (records)[c];                                                   \
@@ -147,27 +148,24 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, pt
       dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                               \
     }                                                                                 \
   } while (0)
-IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, int32_t count,
-                                                    const dsp_element* w, const ib_dsp_pointwise* stage,
-                                                    uint64_t* columns, dsp_element* y0, dsp_element* y1) {
+IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1,
+                                                    const ib_dsp_pointwise* stage, uint64_t* columns,
+                                                    dsp_element* y0, dsp_element* y1) {
   const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
   const tf_requant_folded* const folded = stage->folded;
-  const ptrdiff_t weight_row = stage->weight_row;
-  const int32_t co = stage->out_channels, narrowed = stage->narrowed;
+  const uint64_t* w = stage->weights;
+  const int32_t co = stage->out_channels, narrowed = stage->narrowed, groups = stage->groups;
   const uint32_t w_offset_lanes = tf_splat_lanes(stage->w_offset);
-  const int32_t groups = count >> 2, head = count & ~3, tail = count & 3;
   int32_t c;
-  dot_dsp_pair_widen(x0, x1, count + 3, tf_splat_lanes(stage->x_offset), columns);
-  for (c = 0; c < co; c += 2, w += 2 * weight_row) {
+  dot_dsp_pair_widen(x0, x1, 4 * groups, tf_splat_lanes(stage->x_offset), columns);
+  for (c = 0; c < co; c += 2, w += groups) {
     const int32_t pair = c + 1 < co;
-    const dsp_element* const w1 = pair ? w + weight_row : w;
     int32_t acc[4];
     acc[0] = acc[2] = bias[c];
     acc[1] = acc[3] = bias[c + pair];
-    dot_dsp_pair_2x2(columns, w, w1, groups, w_offset_lanes, acc);
-    if (tail != 0) dot_dsp_pair_2x2_tail(columns + 2 * groups, w + head, w1 + head, tail, w_offset_lanes, acc);
+    dot_dsp_pair_2x2(columns, w, groups, w_offset_lanes, acc);
     if (!pair) {
       if (folded != NULL) {
         y0[c] = dsp_clamp_output(dsp_requantize_folded(acc[0], &folded[c]), &folded_clamp);
@@ -188,12 +186,12 @@ IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const
 #undef IB_DSP_PAIR_STORE
 
 /* Every output channel of a pointwise stage (a 1x1 expand, the projection)
- * for three pixels with inputs x[0..2] (`count` each; a short group repeats
- * its last pixel) into y[0..2], the first input's weight in channel 0's row
- * at w: the inputs widened once into `columns` (dot_dsp_triple.h), then two
- * channels at a time against the three, each weight loaded once for them,
- * the inputs past the last group of four one by one, requantised and stored
- * as above; an odd last channel as a pair with itself, stored once. Channels
+ * for three pixels with inputs x[0..2] (`count` each, the stage's row; a
+ * short group repeats its last pixel) into y[0..2]: the inputs widened once
+ * into `columns` (dot_dsp_triple.h), then each pair of channels against the
+ * three, its weight word loaded once for them, the inputs past the last group
+ * of four one by one, requantised and stored as above; an odd last channel
+ * (zeros in its pair's other half) stored alone. Channels
  * in any order: y[0..2] are ring slots, workspace, or output pixels between
  * whose stores the kernel loads nothing (a projection without residual). */
 #define IB_DSP_TRIPLE_STORE(record, requantize, records, clamp_of)                                              \
@@ -213,13 +211,14 @@ IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const
     }                                                                                                          \
   } while (0)
 IB_DSP_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count,
-                                                      const dsp_element* w, const ib_dsp_pointwise* stage,
-                                                      uint64_t* columns, dsp_element* const y[3]) {
+                                                      const ib_dsp_pointwise* stage, uint64_t* columns,
+                                                      dsp_element* const y[3]) {
   const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
   const int32_t* const bias = stage->bias;
   const tf_requant_channel* const requant = stage->requant;
   const tf_requant_folded* const folded = stage->folded;
-  const ptrdiff_t weight_row = stage->weight_row;
+  const uint64_t* w = stage->weights;
+  const int32_t groups = stage->groups;
   const int32_t co = stage->out_channels, narrowed = stage->narrowed, pairs_end = co & ~1;
   const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
   const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
@@ -229,11 +228,11 @@ IB_DSP_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x
   dot_dsp_triple_sums s;
   int32_t c;
   dot_dsp_triple_widen(x, count, tf_splat_lanes(x_offset), columns);
-  for (c = 0; c < pairs_end; c += 2, w += 2 * weight_row) {
+  for (c = 0; c < pairs_end; c += 2, w += groups) {
     s.a00 = s.a10 = s.a20 = bias[c];
     s.a01 = s.a11 = s.a21 = bias[c + 1];
-    s = dot_dsp_triple_3x2(columns, columns_end, w, weight_row, w_offset_lanes, s);
-    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, weight_row, x_offset, w_offset, s);
+    s = dot_dsp_triple_3x2(columns, columns_end, w, w_offset_lanes, s);
+    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, x_offset, w_offset, s);
     if (folded != NULL) {
       IB_DSP_TRIPLE_STORE(tf_requant_folded, dsp_requantize_folded, folded, &folded_clamp);
     } else {
@@ -242,8 +241,8 @@ IB_DSP_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x
   }
   if (c < co) {
     s.a00 = s.a01 = s.a10 = s.a11 = s.a20 = s.a21 = bias[c];
-    s = dot_dsp_triple_3x2(columns, columns_end, w, 0, w_offset_lanes, s);
-    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, 0, x_offset, w_offset, s);
+    s = dot_dsp_triple_3x2(columns, columns_end, w, w_offset_lanes, s);
+    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, x_offset, w_offset, s);
     if (folded != NULL) {
       y0[c] = dsp_clamp_output(dsp_requantize_folded(s.a00, &folded[c]), &folded_clamp);
       y1[c] = dsp_clamp_output(dsp_requantize_folded(s.a10, &folded[c]), &folded_clamp);
@@ -332,28 +331,28 @@ static void ib_dsp_gather_window(const tf_view* input, int32_t n, int32_t iy0, i
   for (c = elements; c & 3; ++c) *x++ = pad;
 }
 
-/* How the expand reads a mid's window: a 1x1 expand without padding reads
- * its one input pixel (every mid's window in bounds); a stem convolution's
- * (segment_expand_group 2) is gathered; otherwise its taps are found. */
+/* How the expand reads a mid's window and lays out its weights: a 1x1
+ * expand without padding reads its one input pixel (every mid's window in
+ * bounds), a stem convolution's window (segment_expand_group 2) is gathered,
+ * both with channel-pair weights (ib_dsp_pointwise); otherwise the segment
+ * conv kernel's paths find its taps, its weights in the IR layout.
+ * exec/bind_segment.cc's expands_in_groups says the same. */
 typedef enum ib_dsp_expand_kind { IB_DSP_EXPAND_TAPS, IB_DSP_EXPAND_PIXEL, IB_DSP_EXPAND_GATHERED } ib_dsp_expand_kind;
 
 /* `count` (1 to 3) mid pixels from position `first` in traversal order into
- * their ring slots: those whose expand windows are each one run of input of
- * the same length and weights (a 1x1 expand) in one pass
- * (ib_dsp_pointwise_triple, the last repeated when fewer, its widened inputs
- * in `columns`); one or two of a stem convolution's (segment_expand_group: a
- * window of up to TF_SEGMENT_PAIRED_WINDOW_MAX) the same way, the windows
- * gathered first (ib_dsp_gather_window, ib_dsp_pointwise_pair, a lone mid
- * twice); otherwise one after the other. */
+ * their ring slots: a 1x1 expand's in one pass (ib_dsp_pointwise_triple, the
+ * last repeated when fewer, its widened inputs in `columns`); one or two of a
+ * stem convolution's (segment_expand_group: a window of up to
+ * TF_SEGMENT_PAIRED_WINDOW_MAX) the same way, the windows gathered first
+ * (ib_dsp_gather_window, ib_dsp_pointwise_pair, a lone mid twice); otherwise
+ * one after the other. */
 static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, int32_t mids, int32_t mid_rows,
                           int32_t mid_cols, const conv_window* win, const conv_segment_dsp_call* expand,
                           const ib_dsp_pointwise* expand_stage, ib_dsp_expand_kind kind, dsp_element* ring,
                           int32_t ring_pixels, int32_t mid_channels, uint64_t* columns, int32_t descending) {
   const dsp_element* x[3];
   dsp_element* y[3];
-  ptrdiff_t w_first[3] = {0, 0, 0};
-  int32_t mn[3], iy0[3], ix0[3], rows[3], cols[3], run_count[3] = {0, 0, 0}, one_run[3] = {0, 0, 0}, i;
-  int32_t same_runs = 1;
+  int32_t mn[3], iy0[3], ix0[3], i;
   for (i = 0; i < count; ++i) {
     const int32_t mid = segment_pixel(first + i, mids, descending);
     mn[i] = mid / (mid_rows * mid_cols);
@@ -367,35 +366,16 @@ static void ib_dsp_expand(const tf_view* input, int32_t first, int32_t count, in
       x[i] = image + mn[i] * input->strides[0] + iy0[i] * input->strides[1] + ix0[i] * input->strides[2];
     }
     for (i = count; i < 3; ++i) x[i] = x[count - 1], y[i] = y[count - 1];
-    ib_dsp_pointwise_triple(x, expand->channels, expand->weights, expand_stage, columns, y);
-    return;
-  }
-  if (kind == IB_DSP_EXPAND_GATHERED) {
+    ib_dsp_pointwise_triple(x, expand->channels, expand_stage, columns, y);
+  } else if (kind == IB_DSP_EXPAND_GATHERED) {
     dsp_element windows[2][TF_SEGMENT_PAIRED_WINDOW_MAX];
     const dsp_element pad = (dsp_element)(-expand->x_offset);
     for (i = 0; i < count; ++i) {
       ib_dsp_gather_window(input, mn[i], iy0[i], ix0[i], win, expand->channels, pad, windows[i]);
     }
-    ib_dsp_pointwise_pair(windows[0], windows[count - 1], (int32_t)expand->weight_row, expand->weights, expand_stage,
-                          columns, y[0], y[count - 1]);
-    return;
-  }
-  for (i = 0; i < count; ++i) {
-    one_run[i] = conv_segment_dsp_taps(input, mn[i], iy0[i], ix0[i], win, expand, &x[i], &w_first[i], &rows[i],
-                                       &cols[i], &run_count[i]);
-    same_runs = same_runs && one_run[i] && run_count[i] == run_count[0] && w_first[i] == w_first[0];
-  }
-  if (same_runs) {
-    for (i = count; i < 3; ++i) x[i] = x[count - 1], y[i] = y[count - 1];
-    ib_dsp_pointwise_triple(x, run_count[0], expand->weights + w_first[0], expand_stage, columns, y);
-    return;
-  }
-  for (i = 0; i < count; ++i) {
-    if (one_run[i]) {
-      conv_segment_dsp_one_run(x[i], run_count[i], expand->weights + w_first[i], expand, y[i]);
-    } else {
-      conv_segment_dsp_pixel(x[i], w_first[i], rows[i], cols[i], expand, y[i]);
-    }
+    ib_dsp_pointwise_pair(windows[0], windows[count - 1], expand_stage, columns, y[0], y[count - 1]);
+  } else {
+    for (i = 0; i < count; ++i) conv_segment_dsp_at(input, mn[i], iy0[i], ix0[i], win, expand, y[i]);
   }
 }
 
@@ -406,7 +386,7 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
   const tf_conv_params* dw = params->depthwise;
   const conv_window expand_window = conv_segment_window(params->expand);
   const conv_segment_dsp_call expand = conv_segment_dsp_prepare(input, params->expand, &expand_window, descending);
-  const ib_dsp_pointwise expand_stage = ib_dsp_make_pointwise(params->expand, expand.weight_row);
+  const ib_dsp_pointwise expand_stage = ib_dsp_make_pointwise(params->expand, (int32_t)expand.weight_row);
   const ib_dsp_pointwise project = ib_dsp_make_pointwise(params->project, params->project->in_channels);
   const dsp_clamp dw_clamp = dsp_make_clamp(dw);
   const int32_t mid_rows = params->mid_rows, mid_cols = params->mid_cols, mid_channels = dw->out_channels;
@@ -519,7 +499,7 @@ void TF_INVERTED_BOTTLENECK_SEGMENT_DSP(const tf_view* input, const tf_view* out
         dw_of[i] = dw_pixels + k * mid_channels;
         projected_to[i] = params->add == NULL ? y[k] : projected + k * co;
       }
-      ib_dsp_pointwise_triple(dw_of, mid_channels, project.weights, &project, columns, projected_to);
+      ib_dsp_pointwise_triple(dw_of, mid_channels, &project, columns, projected_to);
     }
     if (params->add != NULL) {
       for (i = 0; i < count; ++i) ib_dsp_add_residual(projected + i * co, x[i], co, &residual, descending, y[i]);
