@@ -124,137 +124,27 @@ static inline ib_dsp_pointwise ib_dsp_make_pointwise(const tf_conv_params* p, in
   return s;
 }
 
-/* Every output channel of a stem expand for two mids whose gathered windows
- * are x0 and x1 (the stage's row of elements each, at least four, padded up
- * to a group of four with elements that widen to zero; the same mid twice
- * when it is alone) into the ring slots y0 and y1: the inputs widened once
- * into `columns` (dot_dsp_pair.h), then each pair of channels against both,
- * its weight word loaded once for the two mids (the padded group's weights
- * are zeros), every value of a pair of channels requantised (SMMLAR) before
- * its stores and the two channels' constants read once for both mids, stores
- * without the lane-wise clamp when the activation does not narrow the type's
- * range; an odd last channel (zeros in its pair's other half) stored alone. */
-#define IB_DSP_PAIR_STORE(record, requantize, records, clamp_of)                       \
-  do {                                                                                \
-    const record q0 = (records)[c];                                                   \
-    const int32_t r00 = requantize(acc[0], &q0), r10 = requantize(acc[2], &q0);       \
-    const record q1 = (records)[c + 1];                                               \
-    const int32_t r01 = requantize(acc[1], &q1), r11 = requantize(acc[3], &q1);       \
-    if (narrowed) {                                                                   \
-      dsp_store2(y0 + c, r00, r01, clamp_of);                                         \
-      dsp_store2(y1 + c, r10, r11, clamp_of);                                         \
-    } else {                                                                          \
-      dsp_store2_saturated(y0 + c, r00, r01, clamp_of);                               \
-      dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                               \
-    }                                                                                 \
-  } while (0)
-IB_DSP_INNER_LOOP static void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1,
-                                                    const ib_dsp_pointwise* stage, uint64_t* columns,
-                                                    dsp_element* y0, dsp_element* y1) {
-  const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
-  const int32_t* const bias = stage->bias;
-  const tf_requant_channel* const requant = stage->requant;
-  const tf_requant_folded* const folded = stage->folded;
-  const uint64_t* w = stage->weights;
-  const int32_t co = stage->out_channels, narrowed = stage->narrowed, groups = stage->groups;
-  const uint32_t w_offset_lanes = tf_splat_lanes(stage->w_offset);
-  int32_t c;
-  dot_dsp_pair_widen(x0, x1, 4 * groups, tf_splat_lanes(stage->x_offset), columns);
-  for (c = 0; c < co; c += 2, w += groups) {
-    const int32_t pair = c + 1 < co;
-    int32_t acc[4];
-    acc[0] = acc[2] = bias[c];
-    acc[1] = acc[3] = bias[c + pair];
-    dot_dsp_pair_2x2(columns, w, groups, w_offset_lanes, acc);
-    if (!pair) {
-      if (folded != NULL) {
-        y0[c] = dsp_clamp_output(dsp_requantize_folded(acc[0], &folded[c]), &folded_clamp);
-        y1[c] = dsp_clamp_output(dsp_requantize_folded(acc[2], &folded[c]), &folded_clamp);
-      } else {
-        y0[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[0], &requant[c]), &clamp);
-        y1[c] = dsp_clamp_output(dsp_requantize_smmlar(acc[2], &requant[c]), &clamp);
-      }
-      break;
-    }
-    if (folded != NULL) {
-      IB_DSP_PAIR_STORE(tf_requant_folded, dsp_requantize_folded, folded, &folded_clamp);
-    } else {
-      IB_DSP_PAIR_STORE(tf_requant_channel, dsp_requantize_smmlar, requant, &clamp);
-    }
-  }
-}
-#undef IB_DSP_PAIR_STORE
+#define IB_DSP_POINTWISE_PAIR ib_dsp_pointwise_pair_plain
+#define IB_DSP_POINTWISE_TRIPLE ib_dsp_pointwise_triple_plain
+#define IB_DSP_POINTWISE_FOLDED 0
+#include "tinyfit/kernel_templates/inverted_bottleneck_pointwise_dsp.h"
+#define IB_DSP_POINTWISE_PAIR ib_dsp_pointwise_pair_folded
+#define IB_DSP_POINTWISE_TRIPLE ib_dsp_pointwise_triple_folded
+#define IB_DSP_POINTWISE_FOLDED 1
+#include "tinyfit/kernel_templates/inverted_bottleneck_pointwise_dsp.h"
 
-/* Every output channel of a pointwise stage (a 1x1 expand, the projection)
- * for three pixels with inputs x[0..2] (`count` each, the stage's row; a
- * short group repeats its last pixel) into y[0..2]: the inputs widened once
- * into `columns` (dot_dsp_triple.h), then each pair of channels against the
- * three, its weight word loaded once for them, the inputs past the last group
- * of four one by one, requantised and stored as above; an odd last channel
- * (zeros in its pair's other half) stored alone. Channels
- * in any order: y[0..2] are ring slots, workspace, or output pixels between
- * whose stores the kernel loads nothing (a projection without residual). */
-#define IB_DSP_TRIPLE_STORE(record, requantize, records, clamp_of)                                              \
-  do {                                                                                                         \
-    const record q0 = (records)[c];                                                                            \
-    const int32_t r00 = requantize(s.a00, &q0), r10 = requantize(s.a10, &q0), r20 = requantize(s.a20, &q0);    \
-    const record q1 = (records)[c + 1];                                                                        \
-    const int32_t r01 = requantize(s.a01, &q1), r11 = requantize(s.a11, &q1), r21 = requantize(s.a21, &q1);    \
-    if (narrowed) {                                                                                            \
-      dsp_store2(y0 + c, r00, r01, clamp_of);                                                                  \
-      dsp_store2(y1 + c, r10, r11, clamp_of);                                                                  \
-      dsp_store2(y2 + c, r20, r21, clamp_of);                                                                  \
-    } else {                                                                                                   \
-      dsp_store2_saturated(y0 + c, r00, r01, clamp_of);                                                        \
-      dsp_store2_saturated(y1 + c, r10, r11, clamp_of);                                                        \
-      dsp_store2_saturated(y2 + c, r20, r21, clamp_of);                                                        \
-    }                                                                                                          \
-  } while (0)
-IB_DSP_INNER_LOOP static void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count,
-                                                      const ib_dsp_pointwise* stage, uint64_t* columns,
-                                                      dsp_element* const y[3]) {
-  const dsp_clamp clamp = stage->clamp, folded_clamp = dsp_folded_clamp(&stage->clamp);
-  const int32_t* const bias = stage->bias;
-  const tf_requant_channel* const requant = stage->requant;
-  const tf_requant_folded* const folded = stage->folded;
-  const uint64_t* w = stage->weights;
-  const int32_t groups = stage->groups;
-  const int32_t co = stage->out_channels, narrowed = stage->narrowed, pairs_end = co & ~1;
-  const int32_t x_offset = stage->x_offset, w_offset = stage->w_offset;
-  const uint32_t w_offset_lanes = tf_splat_lanes(w_offset);
-  const int32_t head = count & ~3;
-  const uint64_t* const columns_end = columns + 3 * (count >> 2);
-  dsp_element *const y0 = y[0], *const y1 = y[1], *const y2 = y[2];
-  dot_dsp_triple_sums s;
-  int32_t c;
-  dot_dsp_triple_widen(x, count, tf_splat_lanes(x_offset), columns);
-  for (c = 0; c < pairs_end; c += 2, w += groups) {
-    s.a00 = s.a10 = s.a20 = bias[c];
-    s.a01 = s.a11 = s.a21 = bias[c + 1];
-    s = dot_dsp_triple_3x2(columns, columns_end, w, w_offset_lanes, s);
-    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, x_offset, w_offset, s);
-    if (folded != NULL) {
-      IB_DSP_TRIPLE_STORE(tf_requant_folded, dsp_requantize_folded, folded, &folded_clamp);
-    } else {
-      IB_DSP_TRIPLE_STORE(tf_requant_channel, dsp_requantize_smmlar, requant, &clamp);
-    }
-  }
-  if (c < co) {
-    s.a00 = s.a01 = s.a10 = s.a11 = s.a20 = s.a21 = bias[c];
-    s = dot_dsp_triple_3x2(columns, columns_end, w, w_offset_lanes, s);
-    if (head < count) s = dot_dsp_triple_3x2_tail(x, head, count, w, x_offset, w_offset, s);
-    if (folded != NULL) {
-      y0[c] = dsp_clamp_output(dsp_requantize_folded(s.a00, &folded[c]), &folded_clamp);
-      y1[c] = dsp_clamp_output(dsp_requantize_folded(s.a10, &folded[c]), &folded_clamp);
-      y2[c] = dsp_clamp_output(dsp_requantize_folded(s.a20, &folded[c]), &folded_clamp);
-    } else {
-      y0[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a00, &requant[c]), &clamp);
-      y1[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a10, &requant[c]), &clamp);
-      y2[c] = dsp_clamp_output(dsp_requantize_smmlar(s.a20, &requant[c]), &clamp);
-    }
-  }
+/* A stage's pair or triple routine for its record family. */
+static inline void ib_dsp_pointwise_pair(const dsp_element* x0, const dsp_element* x1, const ib_dsp_pointwise* stage,
+                                         uint64_t* columns, dsp_element* y0, dsp_element* y1) {
+  (stage->folded != NULL ? ib_dsp_pointwise_pair_folded : ib_dsp_pointwise_pair_plain)(x0, x1, stage, columns, y0,
+                                                                                          y1);
 }
-#undef IB_DSP_TRIPLE_STORE
+static inline void ib_dsp_pointwise_triple(const dsp_element* const x[3], int32_t count,
+                                           const ib_dsp_pointwise* stage, uint64_t* columns,
+                                           dsp_element* const y[3]) {
+  (stage->folded != NULL ? ib_dsp_pointwise_triple_folded : ib_dsp_pointwise_triple_plain)(x, count, stage, columns,
+                                                                                              y);
+}
 
 /* Output pixels y[0..count) of a group: input pixel x[i] plus its projected
  * elements at projected + i * co (the residual add), pixel after pixel, block
