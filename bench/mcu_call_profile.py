@@ -35,9 +35,7 @@ import re
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOARD = os.path.join(REPO, "tests", "mcu", "board")
-M4_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+from mcu_board import REPO, build_command, qemu_command
 
 
 def instrument(model_c, prefix):
@@ -112,17 +110,10 @@ def main():
         f.write(model_c)
     with open(os.path.join(args.work, "main.c"), "w") as f:
         f.write(main_c(prefix, calls))
-    kernels_dir = os.path.join(emitted, "runtime", "kernels")
     elf = os.path.join(args.work, "profile.elf")
-    run(["arm-none-eabi-gcc"] + M4_FLAGS + [
-        "-std=c99", "-O2", "-ffreestanding", "-ffunction-sections", "-fdata-sections", "-nostdlib", "-nostartfiles",
-        "-T", os.path.join(BOARD, "mps2.ld"), "-Wl,--defsym=__ram_size=%d" % args.ram, "-Wl,--gc-sections",
-        "-I" + BOARD, "-I" + emitted, "-I" + os.path.join(emitted, "runtime", "include"), "-o", elf,
-        os.path.join(BOARD, "startup.c"), os.path.join(args.work, "main.c"),
-        os.path.join(args.work, "model_profiled.c")] +
-        sorted(os.path.join(kernels_dir, k) for k in os.listdir(kernels_dir) if k.endswith(".c")) + ["-lm", "-lc", "-lgcc"])
-    out = run(["timeout", "600", "qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial",
-               "none", "-semihosting-config", "enable=on,target=native", "-icount", "shift=0", "-kernel", elf])
+    run(build_command(emitted, elf, [os.path.join(args.work, "main.c"), os.path.join(args.work, "model_profiled.c")],
+                      args.ram))
+    out = run(["timeout", "600"] + qemu_command(elf))
     counts = [int(v) for v in out.split()]
     total, per_call = counts[0], counts[1:]
     operators = {node["name"]: node for node in info["operators"]}

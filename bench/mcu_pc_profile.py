@@ -26,9 +26,7 @@ import re
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOARD = os.path.join(REPO, "tests", "mcu", "board")
-M4_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+from mcu_board import REPO, build_command, qemu_command
 
 
 def cut_invoke(model_c, steps):
@@ -53,22 +51,13 @@ def build(emitted, work, steps, ram):
             "  int8_t* in = (int8_t*)%s_input(0);" % prefix, "  uint32_t i;",
             "  for (i = 0; i < %s_INPUT0_BYTES; ++i) in[i] = (int8_t)(i * 37u + 11u);" % prefix.upper(),
             "  %s_invoke();" % prefix, "  return 0;", "}", ""]))
-    kernels = os.path.join(emitted, "runtime", "kernels")
-    subprocess.run(["arm-none-eabi-gcc"] + M4_FLAGS + [
-        "-std=c99", "-O2", "-ffreestanding", "-ffunction-sections", "-fdata-sections", "-nostdlib", "-nostartfiles",
-        "-T", os.path.join(BOARD, "mps2.ld"), "-Wl,--defsym=__ram_size=%d" % ram, "-Wl,--gc-sections", "-I" + BOARD,
-        "-I" + emitted, "-I" + os.path.join(emitted, "runtime", "include"), "-o", elf,
-        os.path.join(BOARD, "startup.c"), main_path, model_path] +
-        sorted(os.path.join(kernels, k) for k in os.listdir(kernels) if k.endswith(".c")) + ["-lm", "-lc", "-lgcc"],
-        check=True)
+    subprocess.run(build_command(emitted, elf, [main_path, model_path], ram), check=True)
     return elf
 
 
 def profile(elf):
     """{address: (executed instructions, disassembly)} from QEMU's execution log."""
-    qemu = subprocess.Popen(["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-monitor", "none", "-serial", "none",
-                             "-semihosting-config", "enable=on,target=native", "-icount", "shift=0", "-kernel", elf,
-                             "-d", "exec,nochain,in_asm", "-D", "/dev/stdout"],
+    qemu = subprocess.Popen(qemu_command(elf, ["-d", "exec,nochain,in_asm", "-D", "/dev/stdout"]),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1 << 20)
     blocks, runs, block = {}, collections.Counter(), None  # block start -> [(address, text)]; start -> executions
     for line in qemu.stdout:

@@ -34,6 +34,7 @@
  * aligned) holds TF_CONV_IM2COL_PIXELS columns of K4 16-bit lanes and a
  * staging row of K4 bytes: tf_conv2d_im2col_workspace_bytes(K). */
 #include "tinyfit/kernel_templates/conv_taps.h"
+#include "tinyfit/kernel_templates/dot_dsp_3x2.h"
 
 #define IM2COL_PIXELS TF_CONV_IM2COL_PIXELS
 /* 64-bit weight words per channel pair and group of four taps. */
@@ -63,21 +64,6 @@ typedef struct im2col_window {
 /* Widens one word of four raw elements into the column word at `out`. */
 static inline void im2col_widen_word(uint64_t* out, uint32_t xw, uint32_t x_offset_lanes) {
   *out = dsp_widen_column_word(xw, x_offset_lanes);
-}
-
-/* The three pixels' columns from `words` groups of four contiguous elements
- * at x0, x1 and x2 (a dense pointwise call's pixels' channels): the three
- * pixels' words of a group side by side, one loop step for the three (pixel
- * by pixel, a group of two-word pixels cost about 90 instructions). */
-static inline void im2col_widen_three(uint64_t* columns, const dsp_element* x0, const dsp_element* x1,
-                                      const dsp_element* x2, int32_t words, uint32_t x_offset_lanes) {
-  const dsp_element* const x0_end = x0 + words * 4;
-  for (; x0 < x0_end; x0 += 4, x1 += 4, x2 += 4, columns += IM2COL_PIXELS) {
-    const uint32_t xw0 = tf_load_u32(x0), xw1 = tf_load_u32(x1), xw2 = tf_load_u32(x2);
-    im2col_widen_word(columns, xw0, x_offset_lanes);
-    im2col_widen_word(columns + 1, xw1, x_offset_lanes);
-    im2col_widen_word(columns + 2, xw2, x_offset_lanes);
-  }
 }
 
 /* Widens `groups` groups of four raw elements into pixel p's column from
@@ -239,34 +225,6 @@ typedef struct im2col_targets {
   int32_t count;
 } im2col_targets;
 
-/* One group of four taps of the three pixels (64-bit columns words) against
- * channels j = 0, 1 (weight words ww0, ww1: four taps each): four widenings
- * shared by the pixels, one 64-bit load (LDRD) per pixel shared by the
- * channels (its even and odd lanes), twelve SMLADs. */
-#define IM2COL_GROUP_3X2(ww0, ww1, words)                                                                        \
-  do {                                                                                                          \
-    const uint32_t even0_ = dsp_widen_weights_even(ww0, w_offset_lanes);                                        \
-    const uint32_t even1_ = dsp_widen_weights_even(ww1, w_offset_lanes);                                        \
-    const uint32_t odd0_ = dsp_widen_weights_odd(ww0, w_offset_lanes);                                          \
-    const uint32_t odd1_ = dsp_widen_weights_odd(ww1, w_offset_lanes);                                          \
-    IM2COL_LANES_3X2(even0_, odd0_, even1_, odd1_, words);                                                      \
-  } while (0)
-
-/* The same group with the weights already widened: lanes (w0, w2) and
- * (w1, w3) of channel 0 (even0, odd0) and of channel 1 (even1, odd1). */
-#define IM2COL_LANES_3X2(even0, odd0, even1, odd1, words)                                                      \
-  do {                                                                                                          \
-    uint64_t l_ = (words)[0];                                                                                   \
-    a00 = tf_smlad((uint32_t)l_, even0, a00), a01 = tf_smlad((uint32_t)l_, even1, a01);                         \
-    a00 = tf_smlad((uint32_t)(l_ >> 32), odd0, a00), a01 = tf_smlad((uint32_t)(l_ >> 32), odd1, a01);           \
-    l_ = (words)[1];                                                                                            \
-    a10 = tf_smlad((uint32_t)l_, even0, a10), a11 = tf_smlad((uint32_t)l_, even1, a11);                         \
-    a10 = tf_smlad((uint32_t)(l_ >> 32), odd0, a10), a11 = tf_smlad((uint32_t)(l_ >> 32), odd1, a11);           \
-    l_ = (words)[2];                                                                                            \
-    a20 = tf_smlad((uint32_t)l_, even0, a20), a21 = tf_smlad((uint32_t)l_, even1, a21);                         \
-    a20 = tf_smlad((uint32_t)(l_ >> 32), odd0, a20), a21 = tf_smlad((uint32_t)(l_ >> 32), odd1, a21);           \
-  } while (0)
-
 #ifdef TF_CONV_IM2COL_DSP_ACCUMULATE
 
 /* acc[p][j] += weights of channel j (k4 of them, from w[j]) . column p, for
@@ -278,7 +236,7 @@ static inline void im2col_dot3x2(const uint64_t* columns, const dsp_element* w0,
   int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], a20 = acc[4], a21 = acc[5];
   const dsp_element* const w_end = w0 + k4;
   for (; w0 < w_end; w0 += 4, w1 += 4, columns += IM2COL_PIXELS) {
-    IM2COL_GROUP_3X2(tf_load_u32(w0), tf_load_u32(w1), columns);
+    DOT_DSP_3X2_WEIGHTS(tf_load_u32(w0), tf_load_u32(w1), columns);
   }
   acc[0] = a00, acc[1] = a01, acc[2] = a10, acc[3] = a11, acc[4] = a20, acc[5] = a21;
 }
@@ -315,14 +273,10 @@ TF_INNER_LOOP static void im2col_accumulate_channels(const uint64_t* columns, co
 #define IM2COL_WEIGHT_GROUP(w, x)                                                                   \
   do {                                                                                              \
     const uint64_t w0_ = (w)[0], w1_ = (w)[1];                                                      \
-    IM2COL_LANES_3X2((uint32_t)w0_, (uint32_t)(w0_ >> 32), (uint32_t)w1_, (uint32_t)(w1_ >> 32), x); \
+    DOT_DSP_3X2_LANES((uint32_t)w0_, (uint32_t)(w0_ >> 32), (uint32_t)w1_, (uint32_t)(w1_ >> 32), x);  \
   } while (0)
 #else
-#define IM2COL_WEIGHT_GROUP(w, x)                              \
-  do {                                                         \
-    const uint64_t ww_ = *(w);                                 \
-    IM2COL_GROUP_3X2((uint32_t)ww_, (uint32_t)(ww_ >> 32), x); \
-  } while (0)
+#define IM2COL_WEIGHT_GROUP(w, x) DOT_DSP_3X2_PAIR_WORD(w, x)
 #endif
 
 /* Channel c of the gathered pixels when its pair partner is outside the
@@ -345,7 +299,7 @@ static void im2col_lone_channel(const uint64_t* columns, const uint64_t* words, 
 #ifdef TF_CONV_IM2COL_DSP_WIDE
   for (; w < w_end; w += IM2COL_GROUP_WORDS, x += IM2COL_PIXELS) IM2COL_WEIGHT_GROUP(w, x);
 #else
-  for (; w < w_end; ++w, x += IM2COL_PIXELS) IM2COL_GROUP_3X2((uint32_t)*w, (uint32_t)(*w >> 32), x);
+  for (; w < w_end; ++w, x += IM2COL_PIXELS) DOT_DSP_3X2_WEIGHTS((uint32_t)*w, (uint32_t)(*w >> 32), x);
 #endif
   sums[0] = (c & 1) ? a01 : a00, sums[1] = (c & 1) ? a11 : a10, sums[2] = (c & 1) ? a21 : a20;
   if (folded != NULL) {
@@ -578,7 +532,7 @@ TF_INNER_LOOP static void im2col_pairs(uint64_t* columns, const im2col_call* k, 
       y[0] = dense->y + first_pixel * dense->y_step;
       y[1] = count > 1 ? y[0] + dense->y_step : y[0];
       y[2] = count > 2 ? y[1] + dense->y_step : y[0];
-      im2col_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
+      dot_dsp_widen_three(columns, x0, x1, count > 2 ? x1 + dense->x_step : x0, dense->words, dense->x_offset_lanes);
     } else
 #endif
     if (dense != NULL) {
@@ -655,7 +609,7 @@ TF_INNER_LOOP static void im2col_pointwise(uint64_t* columns, const im2col_call*
       if (pixels < 2) x1 = x_pixel, y1 = 0;
       x2 = x_pixel, y2 = 0;
     }
-    im2col_widen_three(columns, x_pixel, x1, x2, words, x_offset_lanes);
+    dot_dsp_widen_three(columns, x_pixel, x1, x2, words, x_offset_lanes);
     if (lone_first | (pair_end < c_end)) {
       dsp_element* const y_group[IM2COL_PIXELS] = {y, y + y1, y + y2};
       if (lone_first) im2col_lone_channel(columns, k->words, groups, c_begin, y_group, p, k->folded, &clamp);
@@ -693,8 +647,6 @@ static int32_t im2col_is_dense_pointwise(const tf_view* input, const tf_view* ou
 }
 
 #endif
-#undef IM2COL_LANES_3X2
-#undef IM2COL_GROUP_3X2
 #undef IM2COL_GROUP_WORDS
 
 /* Moves `next` (image, row, col) on past the pixels of `inside` (rows [0],

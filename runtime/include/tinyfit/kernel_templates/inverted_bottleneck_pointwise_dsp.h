@@ -73,7 +73,7 @@ IB_DSP_INNER_LOOP static void IB_DSP_POINTWISE_PAIR(const dsp_element* x0, const
 /* Every output channel of a pointwise stage (a 1x1 expand, the projection)
  * for three pixels with inputs x[0..2] (`count` each, the stage's row; a
  * short group repeats its last pixel) into y[0..2]: the inputs widened once
- * into `columns` (dot_dsp_triple.h), then each pair of channels against the
+ * into `columns` (dot_dsp_widen_three), then each pair of channels against the
  * three, its weight word loaded once for them, the inputs past the last group
  * of four one by one, requantised and stored as above; an odd last channel
  * (zeros in its pair's other half) stored alone. Channels in any order:
@@ -95,7 +95,7 @@ IB_DSP_INNER_LOOP static void IB_DSP_POINTWISE_TRIPLE(const dsp_element* const x
   dsp_element *const y0 = y[0], *const y1 = y[1], *const y2 = y[2];
   dot_dsp_triple_sums s;
   int32_t c;
-  dot_dsp_triple_widen(x, count, tf_splat_lanes(x_offset), columns);
+  dot_dsp_widen_three(columns, x[0], x[1], x[2], count >> 2, tf_splat_lanes(x_offset));
   for (c = 0; c < pairs_end; c += 2, w += groups) {
     s.a00 = s.a10 = s.a20 = bias[c];
     s.a01 = s.a11 = s.a21 = bias[c + 1];
