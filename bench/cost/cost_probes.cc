@@ -12,6 +12,7 @@
 #include "support/kernel_oracle_reduce_move_cases.h"
 #include "support/kernel_oracle_transformer_cases.h"
 #include "analysis/memory_profile.h"
+#include "partition/partition_scheme.h"
 #include "plan/lower_row_loop.h"
 #include "plan/verify_plan.h"
 #include "support/overlap_plans.h"
@@ -523,6 +524,22 @@ OracleCase make_row_chain(Random& r, DType dtype) {
   return row_chain::make_random_row_chain(spec);
 }
 
+// A short random chain ending in a global average or max pool, the row loop
+// running on through the pool at classifier-head sizes (a 25x5x64 keyword
+// model's last map, ResNet's 8x8x64): the pool's accumulate calls on each
+// band of rows and its finalize call after the loop.
+OracleCase make_row_pool_chain(Random& r, DType dtype) {
+  row_chain::ChainSpec spec;
+  spec.seed = static_cast<uint64_t>(r.uniform_int(0, 1 << 30));
+  spec.dtype = dtype;
+  spec.operators = static_cast<int>(r.uniform_int(1, 3));
+  spec.rows = r.uniform_int(4, 28);
+  spec.cols = r.uniform_int(2, 14);
+  spec.max_channels = r.uniform_int(8, 96);
+  spec.global_pool = true;
+  return row_chain::make_random_row_chain(spec);
+}
+
 // A producer under a tall window (a depthwise convolution or max pool of
 // 3-7 rows, stride 1) at MobileNet and MCUNet feature-map sizes, as one row
 // loop of 1-3 rows (make_row_loop_plan): each iteration's BlockConcat copy
@@ -603,7 +620,10 @@ Result<plan::Plan> make_row_loop_plan(const ir::Graph& graph, Random& r, int64_t
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);
   std::vector<int> ops(bg.operators.size());
   for (size_t i = 0; i < ops.size(); ++i) ops[i] = static_cast<int>(i);
-  const int64_t rows = graph.tensor(graph.outputs.front()).shape[1];
+  // A global pool at the end accumulates: the loop walks its input's rows.
+  const ir::Node& sink = graph.nodes.at(static_cast<size_t>(bg.operators.back().node));
+  const bool accumulates = ops.size() > 1 && partition::accumulates_rows(graph, sink);
+  const int64_t rows = (accumulates ? graph.input_tensor(sink, 0) : graph.tensor(graph.outputs.front())).shape[1];
   const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, std::min(max_tile, rows / 3)));
   TINYFIT_ASSIGN_OR_RETURN(plan::Plan plan,
                            plan::build_row_loop_plan(graph, bg, analysis::given_order(bg), {{ops, tile}}));
@@ -757,6 +777,7 @@ std::vector<Maker> list_makers() {
     makers.push_back({"row_chain" + s, "row_chain" + s, [t](Random& r) { return make_row_chain(r, t); }, 4, false});
     if (t != DType::kF32) {
       makers.push_back({"row_copy" + s, "row_chain" + s, [t](Random& r) { return make_row_copy(r, t); }, 3, false});
+      makers.push_back({"row_pool" + s, "row_chain" + s, [t](Random& r) { return make_row_pool_chain(r, t); }, 3, false});
     }
     makers.push_back({"copy" + s, "copy", [t](Random& r) { return make_copy_case(r, t); }, 4, false});
     makers.push_back({"expanded_classifier" + s, "chain" + s, [t](Random& r) { return make_expanded_classifier(r, t); }, 1, false});

@@ -9,7 +9,8 @@
 //    networks are;
 //  - those in channel-chunk and row-chunk loops (PEX and row calls);
 //  - random chains of convolutions, pools and residual Adds as one row loop
-//    (MOTES's row loops: calls on windows of rows, BlockConcat copies);
+//    (MOTES's row loops: calls on windows of rows, BlockConcat copies), and
+//    short ones ending in a global pool the loop accumulates (int8, uint8);
 //  - a cheap producer under a tall window at feature-map sizes, as a row
 //    loop of 1-3 rows, where the BlockConcat copies are much of the work;
 //  - each of those plans again with the workspaces of its calls' fastest

@@ -10,6 +10,7 @@
 
 #include "exec/bind_view_calls.h"
 #include "exec/reference/kernel.h"
+#include "partition/partition_scheme.h"
 #include "tinyfit/pool.h"
 
 namespace tinyfit::exec {
@@ -103,6 +104,24 @@ std::unique_ptr<PreparedKernel> make_window_kernel(const std::string& name,
   return make_kernel((name + "_rows").c_str(), rows, params, c_type, context);
 }
 
+Result<tf_quantized_pool_params> make_quantized_pool_params(const KernelCallContext& context) {
+  const ir::Node& node = context.node();
+  const auto& a = node.attr<ir::PoolAttrs>();
+  const ir::DType dtype = context.graph.output_tensor(node, 0).dtype;
+  const auto i32 = [](int64_t v) { return static_cast<int32_t>(v); };
+  const reference::KernelArgs args = describe_args(context);
+  TINYFIT_ASSIGN_OR_RETURN(reference::TensorQuant qx, reference::get_tensor_quant(args, args.input_tensor(0)));
+  TINYFIT_ASSIGN_OR_RETURN(reference::TensorQuant qy, reference::get_tensor_quant(args, args.output_tensor(0)));
+  const reference::ActivationRange range =
+      reference::compute_activation_range_quantized(node.activation, dtype, qy.scale, qy.zero_point);
+  // TFLite requires equal parameters; ONNX QDQ graphs may differ (reference).
+  const bool requantize = !(qx.scale == qy.scale && qx.zero_point == qy.zero_point);
+  return tf_quantized_pool_params{i32(a.kernel_h), i32(a.kernel_w), i32(a.stride_h), i32(a.stride_w),
+                                  i32(a.pad.top),  i32(a.pad.left), a.count_include_pad ? 1 : 0,
+                                  requantize ? 1 : 0, qx.scale, qy.scale, qx.zero_point, qy.zero_point,
+                                  range.min, range.max};
+}
+
 Result<std::unique_ptr<PreparedKernel>> prepare_window_pool(const KernelCallContext& context) {
   const ir::Node& node = context.node();
   const auto& a = node.attr<ir::PoolAttrs>();
@@ -121,17 +140,7 @@ Result<std::unique_ptr<PreparedKernel>> prepare_window_pool(const KernelCallCont
     return make_window_kernel("tf_f32_avgpool_direct", tf_f32_avgpool_direct, tf_f32_avgpool_direct_rows, params, type,
                               context);
   }
-  const reference::KernelArgs args = describe_args(context);
-  TINYFIT_ASSIGN_OR_RETURN(reference::TensorQuant qx, reference::get_tensor_quant(args, args.input_tensor(0)));
-  TINYFIT_ASSIGN_OR_RETURN(reference::TensorQuant qy, reference::get_tensor_quant(args, args.output_tensor(0)));
-  const reference::ActivationRange range =
-      reference::compute_activation_range_quantized(node.activation, dtype, qy.scale, qy.zero_point);
-  // TFLite requires equal parameters; ONNX QDQ graphs may differ (reference).
-  const bool requantize = !(qx.scale == qy.scale && qx.zero_point == qy.zero_point);
-  const tf_quantized_pool_params params{i32(a.kernel_h), i32(a.kernel_w), i32(a.stride_h), i32(a.stride_w),
-                                        i32(a.pad.top),  i32(a.pad.left), a.count_include_pad ? 1 : 0,
-                                        requantize ? 1 : 0, qx.scale, qy.scale, qx.zero_point, qy.zero_point,
-                                        range.min, range.max};
+  TINYFIT_ASSIGN_OR_RETURN(const tf_quantized_pool_params params, make_quantized_pool_params(context));
   const char* type = "tf_quantized_pool_params";
   if (dtype == ir::DType::kI8) {
     if (is_max) {
@@ -191,9 +200,42 @@ Result<std::unique_ptr<PreparedKernel>> prepare_mean(const KernelCallContext& co
   return make_kernel("tf_qu8_mean_direct", tf_qu8_mean_direct, params, type, context);
 }
 
+// A global pool by bands of rows (partition::accumulates_rows): kAccumulate
+// folds the rows its input view shows into the int32 accumulator (its
+// output view), kFinalize writes the output from it (its input view).
+Result<std::unique_ptr<PreparedKernel>> prepare_pool_accumulation(const KernelCallContext& context) {
+  const ir::Node& node = context.node();
+  if (!partition::accumulates_rows(context.graph, node)) return fail_no_kernel(context, "a pool other than global int8");
+  TINYFIT_ASSIGN_OR_RETURN(const tf_quantized_pool_params params, make_quantized_pool_params(context));
+  const bool is_max = node.op == ir::OpType::kMaxPool;
+  const bool s8 = context.graph.output_tensor(node, 0).dtype == ir::DType::kI8;
+  using Function = PreparedUnaryKernel<tf_quantized_pool_params>::Function;
+  struct Entry {
+    const char* name;
+    Function function;
+  };
+  Entry entry;
+  if (context.call.mode == plan::CallMode::kAccumulate) {
+    entry = is_max ? (s8 ? Entry{"tf_qs8_maxpool_direct_accumulate", tf_qs8_maxpool_direct_accumulate}
+                         : Entry{"tf_qu8_maxpool_direct_accumulate", tf_qu8_maxpool_direct_accumulate})
+                   : (s8 ? Entry{"tf_qs8_avgpool_direct_accumulate", tf_qs8_avgpool_direct_accumulate}
+                         : Entry{"tf_qu8_avgpool_direct_accumulate", tf_qu8_avgpool_direct_accumulate});
+  } else {
+    entry = is_max ? (s8 ? Entry{"tf_qs8_maxpool_finalize", tf_qs8_maxpool_finalize}
+                         : Entry{"tf_qu8_maxpool_finalize", tf_qu8_maxpool_finalize})
+                   : (s8 ? Entry{"tf_qs8_avgpool_finalize", tf_qs8_avgpool_finalize}
+                         : Entry{"tf_qu8_avgpool_finalize", tf_qu8_avgpool_finalize});
+  }
+  return make_kernel(entry.name, entry.function, params, "tf_quantized_pool_params", context);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PreparedKernel>> prepare_pool_kernel(const KernelCallContext& context) {
+  if (context.call.mode == plan::CallMode::kAccumulate || context.call.mode == plan::CallMode::kFinalize) {
+    TINYFIT_RETURN_IF_ERROR(check_dtypes(context));
+    return prepare_pool_accumulation(context);
+  }
   if (context.call.mode != plan::CallMode::kWhole && context.call.mode != plan::CallMode::kChunk) {
     return fail_no_kernel(context, "a pooling operator");
   }

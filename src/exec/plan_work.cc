@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "exec/kernel_call.h"
+#include "partition/partition_scheme.h"
 #include "plan/plan_walk.h"
 
 namespace tinyfit::exec {
@@ -86,6 +87,10 @@ double find_work_share(const ir::Graph& graph, const plan::KernelCall& call, con
     case plan::CallMode::kCopy: return 0.0;
     case plan::CallMode::kAccumulate: {
       const ir::Node& node = graph.nodes.at(static_cast<size_t>(call.node));
+      if (partition::accumulates_rows(graph, node)) {  // a global pool: the rows its input view shows
+        const ir::Shape& shape = graph.input_tensor(node, 0).shape;
+        return input != nullptr ? static_cast<double>(input->shape[1]) / static_cast<double>(shape[1]) : 1.0;
+      }
       const int64_t channels = graph.input_tensor(node, 0).shape.back();
       return input != nullptr && channels > 0 ? static_cast<double>(input->shape.back()) / static_cast<double>(channels)
                                               : 1.0;

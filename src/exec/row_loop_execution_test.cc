@@ -9,14 +9,17 @@
 // (so the __dsp row kernels read windows too), then placed, verified and executed in an arena of
 // exactly arena_bytes filled with poison: int8 bit-exact with the reference
 // interpreter, float32 within summation-order error, and the plan's MACs the
-// graph's (no row computed twice).
+// graph's (no row computed twice). Chains ending in a global pool run the
+// loop on through it (the pool accumulated by rows).
 //
 // Reproduce one case: TINYFIT_ROW_SEED=<seed>; more cases: TINYFIT_ROW_CASES=<n>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/verify_graph.h"
+#include "partition/partition_scheme.h"
 #include "plan/lower_row_loop.h"
 #include "support/nested_loops.h"
 #include "support/random_row_chain.h"
@@ -54,10 +57,17 @@ std::string check_case(const RowCase& c) {
   plan::RowLoopSpec spec;
   for (int op = c.first_op; op <= c.last_op; ++op) spec.ops.push_back(op);
   const ir::Node& sink = net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(c.last_op)).node));
-  spec.tile = std::min(c.tile, net.graph.output_tensor(sink, 0).shape[1]);
+  // A global pool ending the loop walks its input's rows.
+  const bool accumulates = c.last_op > c.first_op && partition::accumulates_rows(net.graph, sink);
+  spec.tile = std::min(c.tile, (accumulates ? net.graph.input_tensor(sink, 0) : net.graph.output_tensor(sink, 0)).shape[1]);
   spec.most_rate = c.most_rate;
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
+  if (accumulates && !std::any_of(plan->steps.begin(), plan->steps.end(), [](const plan::Step& step) {
+        return !step.is_loop() && step.call().mode == plan::CallMode::kFinalize;
+      })) {
+    return "the global pool is not accumulated";
+  }
   if (c.channel_tile > 0) *plan = testing::nest_channel_loops(net.graph, std::move(*plan), c.channel_tile);
   return testing::check_row_plan(net, std::move(*plan), c.workspaces);
 }
@@ -84,9 +94,14 @@ RowCase make_case(uint64_t seed, ir::DType dtype) {
   return c;
 }
 
-void run_random_cases(ir::DType dtype, int default_cases) {
+void run_random_cases(ir::DType dtype, int default_cases, bool global_pool = false) {
   testing::for_each_row_seed(default_cases, [&](uint64_t seed) -> std::string {
-    const RowCase c = make_case(seed, dtype);
+    RowCase c = make_case(seed, dtype);
+    if (global_pool) {  // the loop runs on to the pool after the chain
+      c.chain.global_pool = true;
+      c.last_op = c.chain.operators;
+      c.channel_tile = 0;
+    }
     const std::string failure = check_case(c);
     if (failure.empty()) return {};
     return describe_case(c) + ": " + failure + "\n" +
@@ -101,6 +116,17 @@ TEST(RowLoopExecution, RandomInt8ChainsMatchTheReferenceBitForBitWithTheGraphsMa
 
 TEST(RowLoopExecution, RandomFloatChainsMatchTheReferenceWithTheGraphsMacs) {
   run_random_cases(ir::DType::kF32, 500);
+}
+
+// The loop ends at a global average or max pool, which folds the rows of its
+// input into an int32 accumulator per channel as they are made and writes its
+// output after the loop (kAccumulate, kFinalize).
+TEST(RowLoopExecution, RandomInt8ChainsEndingInAGlobalPoolAccumulateItBitForBit) {
+  run_random_cases(ir::DType::kI8, 300, true);
+}
+
+TEST(RowLoopExecution, RandomUint8ChainsEndingInAGlobalPoolAccumulateItBitForBit) {
+  run_random_cases(ir::DType::kU8, 300, true);
 }
 
 TEST(RowLoopExecution, EveryTileOfOneChainMatchesTheReference) {

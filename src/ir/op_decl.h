@@ -115,6 +115,11 @@ struct OpDecl {
   // Null: the rows are not a window, or no such copy is built for the
   // operator.
   void (*set_row_padding)(Node& node, int64_t before, int64_t after, int64_t input_rows) = nullptr;
+  // A window's result is a fold of its taps (a sum, a maximum) finished once:
+  // the taps may be folded in any grouping, so a window over every row can be
+  // accumulated band by band (a row loop ending at a global pool,
+  // partition/partition_scheme.h accumulates_rows).
+  bool folds_windows = false;
 };
 
 const OpDecl& op_decl(OpType op);

@@ -72,10 +72,23 @@ AxisConnectingGraph build_acg(const ir::Graph& graph) {
         if (to >= 0) acg.edges.push_back({from, to, node_id, link.role, link.window, link.factor});
       }
     }
-    // Definitions 2 and 4: the reduce axis and the input axes it sums over.
+    // Definitions 2 and 4: the reduce axis and the input axes it sums over,
+    // a global window's included (one output index over the whole input
+    // axis: a global pool's rows and cols).
+    std::vector<ir::AxisMap::Reduced> reduced = map.reduced;
+    for (const ir::AxisLink& link : map.links) {
+      if (link.role != ir::AxisRole::kWindow || !graph.has_input(node, static_cast<size_t>(link.input_index))) continue;
+      const ir::Shape& in = graph.tensor(node.inputs[static_cast<size_t>(link.input_index)]).shape;
+      const ir::Shape& out = graph.output_tensor(node, 0).shape;
+      const auto in_axis = static_cast<size_t>(link.input_axis), out_axis = static_cast<size_t>(link.output_axis);
+      if (in_axis < in.size() && out_axis < out.size() && out[out_axis] == 1 && in[in_axis] > 1 &&
+          link.window.pad_before == 0 && link.window.dilation == 1 && link.window.kernel == in[in_axis]) {
+        reduced.push_back({link.input_index, link.input_axis});
+      }
+    }
     int64_t reduced_extent = 1;
     std::vector<int> reduced_from;
-    for (const ir::AxisMap::Reduced& r : map.reduced) {
+    for (const ir::AxisMap::Reduced& r : reduced) {
       if (!graph.has_input(node, static_cast<size_t>(r.input_index))) continue;
       const ir::TensorId input = node.inputs[static_cast<size_t>(r.input_index)];
       const int from = axis_vertex(input, r.input_axis);

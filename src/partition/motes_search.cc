@@ -90,6 +90,13 @@ class Scorer {
             make_partition_scheme(graph_, bg_, acg_, with_readers, PartitionAxis::kRows, 1);
         if (extended) wholes.push_back(std::move(*extended));
       }
+      // And ending at the global pool that reads its sink's output.
+      const std::vector<int> with_pool =
+          add_global_pool_reader(graph_, bg_, stretch.operators(), options_.runs_by_rows);
+      if (whole && with_pool.size() > whole->operators.size()) {
+        Result<PartitionScheme> pooled = make_partition_scheme(graph_, bg_, acg_, with_pool, PartitionAxis::kRows, 1);
+        if (pooled) wholes.push_back(std::move(*pooled));
+      }
     }
     if (!whole) {
       const ir::Node& sink = graph_.nodes[static_cast<size_t>(bg_.operators[static_cast<size_t>(stretch.last)].node)];

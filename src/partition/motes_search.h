@@ -15,7 +15,8 @@
 //   - for each candidate stretch of it, by depth (scheme_candidates.h), each
 //     beam state grows by every scheme GenSchemes makes of it (every tile;
 //     a row scheme also with the readers after it that bring the wide
-//     tensors it hands on to its sink's rows, readers_to_sink_rows.h),
+//     tensors it hands on to its sink's rows, or ending at the global pool
+//     that reads its output, readers_to_sink_rows.h),
 //     standing alone or merged with the state's scheme next to it (a loop
 //     extended across cells, as patch-based inference runs the first blocks
 //     of MobileNetV2 / MCUNet together), and also stays as it is (MOTES's

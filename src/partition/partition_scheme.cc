@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "ir/op_decl.h"
+
 namespace tinyfit::partition {
 namespace {
 
@@ -34,6 +36,23 @@ bool has_reduce_in(const AxisConnectingGraph& acg, const std::vector<bool>& in_a
 tl::unexpected<Diag> reject_scheme(const std::string& why) { return fail(why, ExitCode::kInternal); }
 
 }  // namespace
+
+bool accumulates_rows(const ir::Graph& graph, const ir::Node& node) {
+  if (!ir::op_decl(node.op).folds_windows || node.inputs.empty() || node.outputs.size() != 1) return false;
+  const ir::Tensor& input = graph.input_tensor(node, 0);
+  const ir::Tensor& output = graph.output_tensor(node, 0);
+  if (input.shape.size() != 4 || output.shape.size() != 4 || output.shape[1] != 1 || output.shape[2] != 1) return false;
+  if (input.dtype != ir::DType::kI8 && input.dtype != ir::DType::kU8) return false;
+  const ir::AxisMap map = ir::op_decl(node.op).map_axes(graph, node);
+  for (int axis : {1, 2}) {
+    const auto link = std::find_if(map.links.begin(), map.links.end(),
+                                   [&](const ir::AxisLink& l) { return l.output_axis == axis && l.input_index == 0; });
+    if (link == map.links.end() || link->role != ir::AxisRole::kWindow) return false;
+    const ir::Window& w = link->window;
+    if (w.pad_before != 0 || w.dilation != 1 || w.kernel != input.shape[static_cast<size_t>(axis)]) return false;
+  }
+  return true;
+}
 
 std::string_view partition_axis_name(PartitionAxis axis) {
   switch (axis) {
@@ -151,6 +170,10 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
       return reject_scheme("'" + last.name + "' makes a tensor without " + std::string(partition_axis_name(axis)));
     }
     scheme.extent = sink.shape[static_cast<size_t>(sink_axis)];
+    // A global pool at the end accumulates the rows of its input.
+    if (axis == PartitionAxis::kRows && scheme.operators.size() > 1 && accumulates_rows(graph, last)) {
+      scheme.extent = graph.input_tensor(last, 0).shape[1];
+    }
   }
   scheme.tile = std::min(tile, scheme.extent);
   TINYFIT_RETURN_IF_ERROR(check_motes_conditions(graph, bg, acg, scheme));

@@ -46,6 +46,15 @@ struct PartitionScheme {
   bool operator==(const PartitionScheme&) const = default;
 };
 
+// Whether a row scheme may end at `node` by accumulating it: a global pool
+// (ir::OpDecl::folds_windows; one window over every row and col of its NHWC
+// input, no padding, one output pixel) of int8 or uint8 elements, the pools
+// the runtime runs band by band (tinyfit/pool.h *_accumulate, *_finalize).
+// Such a scheme walks the rows of the node's input: each part folds its rows
+// into an accumulator, and the output is finished after the last part
+// (plan/lower_row_loop.h).
+bool accumulates_rows(const ir::Graph& graph, const ir::Node& node);
+
 // The ACG vertices a set of operators can cut: every axis of the tensors they
 // read or write (aliases included: a Reshape between two of them), and their
 // reduce axes. Indexed by vertex.

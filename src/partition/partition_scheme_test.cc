@@ -94,5 +94,52 @@ TEST(PartitionScheme, ATensorReadAfterTheSchemeIsAnOutput) {
   EXPECT_EQ(scheme->outputs, (std::vector<ir::TensorId>{ib.d}));
 }
 
+// x (6 x 5 rows and cols) -> a = conv 3x3 pad 1 -> a pool of `window`.
+struct ConvThenPool {
+  TestGraph g;
+  ir::TensorId x, a, p;
+  ConvThenPool(ir::DType dtype, OpType pool, int64_t window_h, int64_t window_w) {
+    g.dtype = dtype;
+    x = g.input({1, 6, 5, 4});
+    a = g.node(OpType::kConv2D, {x, g.constant({4, 3, 3, 4})}, make_conv_attrs(3, 1, 1));
+    ir::PoolAttrs attrs;
+    attrs.kernel_h = window_h;
+    attrs.kernel_w = window_w;
+    p = g.node(pool, {a}, attrs);
+    g.output(p);
+  }
+  const ir::Node& pool() const { return g.graph.nodes.back(); }
+};
+
+TEST(PartitionScheme, AGlobalIntegerPoolAccumulatesTheRowsOfItsInput) {
+  for (const auto& [dtype, op] : {std::pair{ir::DType::kI8, OpType::kAveragePool}, {ir::DType::kI8, OpType::kMaxPool},
+                                  {ir::DType::kU8, OpType::kAveragePool}}) {
+    const ConvThenPool net(dtype, op, 6, 5);
+    EXPECT_TRUE(accumulates_rows(net.g.graph, net.pool())) << ir::op_type_name(op);
+  }
+  // Not over every row or col, or float (the runtime's accumulators are int32).
+  const ConvThenPool rows_short(ir::DType::kI8, OpType::kAveragePool, 5, 5);
+  const ConvThenPool cols_short(ir::DType::kI8, OpType::kAveragePool, 6, 4);
+  const ConvThenPool floats(ir::DType::kF32, OpType::kAveragePool, 6, 5);
+  EXPECT_FALSE(accumulates_rows(rows_short.g.graph, rows_short.pool()));
+  EXPECT_FALSE(accumulates_rows(cols_short.g.graph, cols_short.pool()));
+  EXPECT_FALSE(accumulates_rows(floats.g.graph, floats.pool()));
+}
+
+TEST(PartitionScheme, ARowSchemeEndingAtAGlobalPoolWalksThePoolsInputRows) {
+  // The pool's rows and cols are reduce axes of the ACG (one output index
+  // over the whole input axis): its output is reduced along A (condition 1),
+  // and the parts cut the 6 rows of its input.
+  ConvThenPool net(ir::DType::kI8, OpType::kAveragePool, 6, 5);
+  const analysis::BufferGraph bg = analysis::build_buffer_graph(net.g.graph);
+  const AxisConnectingGraph acg = build_acg(net.g.graph);
+  EXPECT_GE(acg.reduce_vertex_of_node.at(1), 0);
+  Result<PartitionScheme> scheme = make_partition_scheme(net.g.graph, bg, acg, {0, 1}, PartitionAxis::kRows, 4);
+  ASSERT_TRUE(scheme) << scheme.error().message;
+  EXPECT_EQ(scheme->extent, 6);
+  EXPECT_EQ(scheme->count_parts(), 2);
+  EXPECT_EQ(scheme->outputs, (std::vector<ir::TensorId>{net.p}));
+}
+
 }  // namespace
 }  // namespace tinyfit::partition

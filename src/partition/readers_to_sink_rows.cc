@@ -1,5 +1,6 @@
 #include "partition/readers_to_sink_rows.h"
 
+#include "partition/partition_scheme.h"
 #include "support/diag.h"
 
 namespace tinyfit::partition {
@@ -71,6 +72,24 @@ std::vector<int> add_readers_to_sink_rows(const ir::Graph& graph, const analysis
   for (int op : added) {
     if (in[static_cast<size_t>(op)]) result.push_back(op);
   }
+  return result;
+}
+
+std::vector<int> add_global_pool_reader(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                        const std::vector<int>& ops,
+                                        const std::function<bool(const ir::Node&)>& runs_by_rows) {
+  const analysis::Operator& sink = bg.operators[static_cast<size_t>(ops.back())];
+  if (sink.outputs.size() != 1) return ops;
+  const analysis::Buffer& out = bg.buffers[static_cast<size_t>(sink.outputs.front())];
+  if (out.is_model_output || out.consumers.size() != 1) return ops;
+  const int pool = out.consumers.front();
+  const analysis::Operator& reader = bg.operators[static_cast<size_t>(pool)];
+  const ir::Node& node = graph.nodes[static_cast<size_t>(reader.node)];
+  if (pool <= ops.back() || reader.inputs.size() != 1 || !accumulates_rows(graph, node) || !runs_by_rows(node)) {
+    return ops;
+  }
+  std::vector<int> result = ops;
+  result.push_back(pool);
   return result;
 }
 

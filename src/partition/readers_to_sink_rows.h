@@ -32,4 +32,16 @@ std::vector<int> add_readers_to_sink_rows(const ir::Graph& graph, const analysis
                                           const std::vector<int>& ops,
                                           const std::function<bool(const ir::Node&)>& runs_by_rows);
 
+// What: `ops` and the global pool that reads its sink's output, when that
+// pool is the output's only reader, reads nothing else and runs by rows:
+// ending the loop at it (accumulates_rows, partition_scheme.h), the loop
+// folds its sink's rows into the pool's accumulator instead of handing the
+// whole tensor on (a classifier's global average pool). Heuristic as above:
+// the search scores the loop with and without it.
+// Requires: as add_readers_to_sink_rows. Guarantees: ops, or ops and one
+// operator after its last; convex when ops is. O(readers).
+std::vector<int> add_global_pool_reader(const ir::Graph& graph, const analysis::BufferGraph& bg,
+                                        const std::vector<int>& ops,
+                                        const std::function<bool(const ir::Node&)>& runs_by_rows);
+
 }  // namespace tinyfit::partition

@@ -218,7 +218,19 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   Result<std::vector<LoopOperatorAxes>> found_axes =
       find_loop_axes(graph, bg, scheme.operators, sink_axis, scheme.axis == PartitionAxis::kTokens);
   if (!found_axes) return reject_geometry(found_axes.error().message);
-  const std::vector<LoopOperatorAxes>& axes = *found_axes;
+  std::vector<LoopOperatorAxes>& axes = *found_axes;
+  // A global pool at the end folds, part by part, the rows its input's
+  // producer computes: it reads them one to one, the loop walking them.
+  const bool accumulates = scheme.axis == PartitionAxis::kRows && axes.size() > 1 &&
+                           accumulates_rows(graph, last_node);
+  if (accumulates) {
+    for (LoopRead& read : axes.back().reads) {
+      read.role = ir::AxisRole::kIdentity;
+      read.window = {};
+      read.broadcast = false;  // each row once, also of a one-row input
+    }
+  }
+  const ir::TensorId accumulated = accumulates ? axes.back().output : ir::kNoTensor;
 
   // The body: operators in order, their nodes, and what each makes.
   std::vector<const ir::Node*> body;
@@ -230,6 +242,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
     body.push_back(o.node);
   }
   auto rows_of = [&](ir::TensorId t) {
+    if (t == accumulated) return graph.input_tensor(last_node, 0).shape[1];
     const auto found = axis_of.find(t);
     return found == axis_of.end() || found->second < 0 ? 1 : graph.tensor(t).shape[static_cast<size_t>(found->second)];
   };
@@ -356,6 +369,13 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
           rows.row_bytes = tensor.size_bytes() / rows.rows;
           rows.end = ends.at(t);
           rows.base.assign(iterations, 0);
+          if (t == accumulated) {
+            rows.holding = RowHolding::kAccumulated;
+            rows.row_bytes = 0;
+            held.carried_bytes += tensor.shape[3] * static_cast<int64_t>(sizeof(int32_t));
+            held.tensors.push_back(std::move(rows));
+            continue;
+          }
           if (is_output(t)) {
             rows.holding = RowHolding::kWhole;
             rows.rows_held = rows.rows;

@@ -52,7 +52,10 @@
 
 namespace tinyfit::partition {
 
-enum class RowHolding { kWhole, kPartial, kCarried };
+// kAccumulated: the output of a global pool ending the loop
+// (accumulates_rows): an int32 accumulator per channel, carried over the
+// loop; the (one-pixel) output itself is finished after it.
+enum class RowHolding { kWhole, kPartial, kCarried, kAccumulated };
 
 struct TensorRows {
   ir::TensorId tensor = ir::kNoTensor;

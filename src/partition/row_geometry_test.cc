@@ -55,6 +55,33 @@ TEST(RowGeometry, TwoConvolutionsKeepTheHaloRowsOfTheFirst) {
   EXPECT_EQ(geometry->copied_bytes, 3 * 2 * 128);
 }
 
+TEST(RowGeometry, AGlobalPoolAtTheEndAccumulatesEachIterationsRows) {
+  // x (8 rows) -> a = conv3x3 pad 1 -> p = an 8x8 average pool (global),
+  // two rows of a per iteration: 4 iterations over a's rows (the pool's
+  // input, not its one output row). The pool folds each iteration's two rows
+  // into 4 int32 accumulators, so a lives as those rows only (partial: 2
+  // rows of 8 x 4 int8 = 64 bytes) and the accumulators are carried (4 x 4
+  // bytes); x is whole.
+  TestGraph g;
+  g.dtype = ir::DType::kI8;
+  const ir::TensorId x = g.input({1, 8, 8, 4});
+  const ir::TensorId a = add_conv(g, x, 3, 1, 1);
+  ir::PoolAttrs global;
+  global.kernel_h = global.kernel_w = 8;
+  const ir::TensorId p = g.node(OpType::kAveragePool, {a}, global);
+  g.output(p);
+  Result<RowGeometry> geometry = compute(g, {0, 1}, 2);
+  ASSERT_TRUE(geometry) << geometry.error().message;
+  EXPECT_EQ(geometry->extent, 8);
+  EXPECT_EQ(geometry->iterations, 4);
+  EXPECT_EQ(geometry->find(a)->holding, RowHolding::kPartial);
+  EXPECT_EQ(geometry->find(a)->rows_held, 2);
+  EXPECT_EQ(geometry->find(a)->end, (std::vector<int64_t>{2, 4, 6, 8}));
+  EXPECT_EQ(geometry->find(p)->holding, RowHolding::kAccumulated);
+  EXPECT_EQ(geometry->carried_bytes, 4 * 4);
+  EXPECT_EQ(geometry->peak_partial_bytes, 64);
+}
+
 TEST(RowGeometry, ALagSpreadsTheProducersLeadOverTheStepsBeforeTheSinksFirstRow) {
   // x (8 rows) -> a -> b -> c -> d, each conv3x3 pad 1, one row of d per
   // iteration. Without a lag, d's first row needs c's rows [0, 2), b's [0,

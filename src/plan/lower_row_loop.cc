@@ -46,6 +46,11 @@ struct LoopOperator {
   // the rows move only then.
   bool from_keep = false;
   BufferId buffer = -1;     // the plan buffer
+  // A global pool ending the loop (partition::accumulates_rows): it reads its
+  // input's rows one to one and folds them into `buffer`, an accumulator; a
+  // kFinalize call after the loop writes its output.
+  bool accumulates = false;
+  int64_t walked_rows = 0;  // its input's rows, which the loop walks
 };
 
 tl::unexpected<Diag> fail_loop(const ir::Node& node, const std::string& problem) {
@@ -143,10 +148,10 @@ class RowLoopLowering {
   // `ops` in order.
   Status lower_loop(const std::vector<int>& ops, int64_t tile, LoopAxis axis, int64_t most_rate) {
     TINYFIT_ASSIGN_OR_RETURN(std::vector<LoopOperator> loop_ops, describe_operators(ops, axis));
-    const LoopOperator& sink = loop_ops.back();
-    const int64_t extent = graph_.tensor(sink.output).shape[static_cast<size_t>(sink.axis)];
+    const int64_t extent = rows_of(loop_ops.back());
     if (tile < 1 || tile > extent) {
-      return fail_loop(*sink.node, "a tile of " + std::to_string(tile) + " of " + std::to_string(extent) + " rows");
+      return fail_loop(*loop_ops.back().node,
+                       "a tile of " + std::to_string(tile) + " of " + std::to_string(extent) + " rows");
     }
     // Producers run ahead of their readers by the rows their windows reach
     // past them (an offset c in H(x) = a x + c). In the first iteration that
@@ -167,9 +172,7 @@ class RowLoopLowering {
     // the rate and the lag that need the fewest bytes of loop buffers (rate
     // 1 and no lag on a tie).
     int64_t most_rows = extent;
-    for (const LoopOperator& lo : loop_ops) {
-      most_rows = std::max(most_rows, graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)]);
-    }
+    for (const LoopOperator& lo : loop_ops) most_rows = std::max(most_rows, rows_of(lo));
     Loop loop;
     loop.name = std::string(loop_axis_name(axis)) + "-" + std::to_string(loops_++);
     loop.axis = axis;
@@ -202,20 +205,34 @@ class RowLoopLowering {
     loop_ops = std::move(chosen);
     for (LoopOperator& lo : loop_ops) {
       if (lo.in_rows) make_loop_buffer(lo);
+      if (lo.accumulates) make_accumulator(lo);
     }
     for (const LoopOperator& lo : loop_ops) {
       if (lo.needs_copy && !lo.from_keep) loop.body.push_back(Step{make_block_concat(lo)});
       KernelCall call;
       call.node = bg_.operators[static_cast<size_t>(lo.op)].node;
       for (const RowInput& input : lo.inputs) call.inputs.push_back(make_input_view(input, lo, loop_ops));
-      call.outputs.push_back(make_rows_view(lo.output, lo.axis, lo.rows, &lo));
-      call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(lo.op)]);
+      if (lo.accumulates) {
+        call.mode = CallMode::kAccumulate;
+        call.outputs.push_back(accumulator_view(lo));
+      } else {
+        call.outputs.push_back(make_rows_view(lo.output, lo.axis, lo.rows, &lo));
+        call.workspace = buffers_.add_workspace(bg_.operators[static_cast<size_t>(lo.op)]);
+      }
       loop.body.push_back(Step{std::move(call)});
     }
     for (const LoopOperator& lo : loop_ops) {
       if (lo.needs_copy && lo.from_keep) loop.body.push_back(Step{make_kept_rows_copy(lo)});
     }
     plan_.steps.push_back(Step{std::move(loop)});
+    if (const LoopOperator& last = loop_ops.back(); last.accumulates) {
+      KernelCall finalize;
+      finalize.node = bg_.operators[static_cast<size_t>(last.op)].node;
+      finalize.mode = CallMode::kFinalize;
+      finalize.inputs.push_back(accumulator_view(last));
+      finalize.outputs.push_back(whole_view(last.output));
+      plan_.steps.push_back(Step{std::move(finalize)});
+    }
     return {};
   }
 
@@ -251,6 +268,17 @@ class RowLoopLowering {
         lo.inputs.push_back({read.tensor, read.axis, read.role, read.window, read.broadcast, read.source});
       }
       loop_ops.push_back(std::move(lo));
+    }
+    // A global pool at the end folds the rows of its input as they are made.
+    LoopOperator& last = loop_ops.back();
+    if (axis == LoopAxis::kRows && loop_ops.size() > 1 && partition::accumulates_rows(graph_, sink)) {
+      last.accumulates = true;
+      last.walked_rows = graph_.input_tensor(sink, 0).shape[1];
+      for (RowInput& input : last.inputs) {
+        input.role = ir::AxisRole::kIdentity;
+        input.window = {};
+        input.broadcast = false;  // each row once, also of a one-row input
+      }
     }
     return loop_ops;
   }
@@ -333,7 +361,7 @@ class RowLoopLowering {
   }
 
   int64_t rows_of(const LoopOperator& lo) const {
-    return graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)];
+    return lo.accumulates ? lo.walked_rows : graph_.tensor(lo.output).shape[static_cast<size_t>(lo.axis)];
   }
 
   // The rows [first, last) of its input a reader's `rows` read; a broadcast
@@ -420,6 +448,21 @@ class RowLoopLowering {
     buffer.dtype = tensor.dtype;
     buffer.bytes = count_rows_bytes(tensor, lo.axis, lo.held_rows);
     lo.buffer = buffers_.add(std::move(buffer));
+  }
+
+  // The int32 accumulator of a global pool ending the loop: one element per
+  // channel, live over the loop and up to its kFinalize call.
+  void make_accumulator(LoopOperator& lo) {
+    const ir::Tensor& tensor = graph_.tensor(lo.output);
+    PlanBuffer buffer;
+    buffer.name = tensor.name + ":acc";
+    buffer.role = BufferRole::kAccumulator;
+    buffer.dtype = ir::DType::kI32;
+    buffer.bytes = tensor.shape.back() * static_cast<int64_t>(sizeof(int32_t));
+    lo.buffer = buffers_.add(std::move(buffer));
+  }
+  View accumulator_view(const LoopOperator& lo) const {
+    return make_dense_view(lo.buffer, graph_.tensor(lo.output).shape);
   }
 
   // A view of `rows` of tensor t on its walked `axis`: a slice of its whole

@@ -31,6 +31,11 @@
 // stride-2 window compute one row a step instead of two at once
 // (docs/row_loops.md, "Producers at their own rate"); the lowering keeps the
 // rate and lag that need the fewest bytes of loop buffers.
+// A loop may end at a global pool (partition::accumulates_rows): the loop
+// then walks the rows of the pool's input, the pool folds each iteration's
+// rows into an int32 accumulator per channel (a kAccumulate call, an
+// accumulator buffer live over the loop) and a kFinalize call after the loop
+// writes its output, so the tensor it pools lives only as rows.
 // MACs equal ordinary execution's; the extra work is the copies.
 #pragma once
 
@@ -80,7 +85,8 @@ Status check_row_loop(const ir::Graph& graph, const analysis::BufferGraph& bg, c
 //    moves the rows still needed to its front before the operator writes its
 //    next rows), else kPartial; otherwise the whole tensor, written by rows;
 //  - inputs from before the loop are whole buffers read through windows;
-//  - every call computes all channels of its rows (kWhole).
+//  - every call computes all channels of its rows (kWhole), but a global
+//    pool ending the loop (kAccumulate, then kFinalize after the loop).
 // Buffers are those the calls use: a buffer of bg whose tensor lives only in
 // rows of a loop buffer has no plan buffer. techniques gets "rows".
 // Requires: bg == build_buffer_graph(graph) (or in place: a run's operators

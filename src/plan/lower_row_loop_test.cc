@@ -204,6 +204,41 @@ TEST(RowLoop, RefusesAnOperatorThatReducesItsRows) {
   EXPECT_NE(status.error().message.find("do not map to rows"), std::string::npos) << status.error().message;
 }
 
+TEST(RowLoop, AGlobalPoolEndingTheLoopAccumulatesItsInputsRowsAndFinishesAfterIt) {
+  // x (6 x 5 x 4, int8) -> a = conv 3x3 pad 1 -> p = a 6x5 max pool: the
+  // loop walks a's 6 rows, two a time; a lives as those two rows (2 x 5 x 4
+  // = 40 bytes, partial), the pool folds them into 4 int32 accumulators
+  // (16 bytes, live from the loop to the kFinalize call after it), and p's
+  // output is written whole by that call only.
+  testing::TestGraph g;
+  g.dtype = ir::DType::kI8;
+  const ir::TensorId x = g.input({1, 6, 5, 4});
+  const ir::TensorId a = g.node(ir::OpType::kConv2D, {x, g.constant({4, 3, 3, 4})}, make_conv_attrs(3, 1, 1), "a");
+  ir::PoolAttrs global;
+  global.kernel_h = 6;
+  global.kernel_w = 5;
+  const ir::TensorId p = g.node(ir::OpType::kMaxPool, {a}, global, "p");
+  g.output(p);
+  const Lowered l = lower_all(std::move(g.graph), 2);
+  ASSERT_EQ(l.plan.steps.size(), 2u);
+  const Loop& loop = l.plan.steps[0].loop();
+  EXPECT_EQ(loop.extent, 6);
+  ASSERT_EQ(loop.body.size(), 2u);
+  EXPECT_EQ(loop.body[1].call().mode, CallMode::kAccumulate);
+  EXPECT_EQ(l.plan.steps[1].call().mode, CallMode::kFinalize);
+  const PlanBuffer* rows = find_buffer(l.plan, l.graph.tensor(a).name + ":rows");
+  const PlanBuffer* acc = find_buffer(l.plan, l.graph.tensor(p).name + ":acc");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(rows->role, BufferRole::kPartial);
+  EXPECT_EQ(rows->bytes, 40);
+  EXPECT_EQ(acc->role, BufferRole::kAccumulator);
+  EXPECT_EQ(acc->dtype, ir::DType::kI32);
+  EXPECT_EQ(acc->bytes, 16);
+  EXPECT_TRUE(verify_plan(l.graph, l.plan).has_value());
+  EXPECT_EQ(count_plan_macs(l.graph, l.plan), ir::count_graph_macs(l.graph));
+}
+
 TEST(RowLoop, RefusesOperatorsNotConsecutiveInTheOrder) {
   const ir::Graph graph = make_inverted_bottleneck();
   const analysis::BufferGraph bg = analysis::build_buffer_graph(graph);

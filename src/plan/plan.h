@@ -64,7 +64,8 @@ enum class BufferRole {
   kPartial,      // a chunk of a tensor inside a loop (PEX t^P): written before it is read in every
                  // iteration of the innermost loop around all its uses, so local to that iteration
   kCarried,      // rows of a tensor a row loop keeps across iterations (BlockConcat's window)
-  kAccumulator,  // partial sums of an A-type operator run by input-channel chunks
+  kAccumulator,  // partial sums of an A-type operator run by input-channel chunks, or of a
+                 // global pool run by bands of rows (int32, one per channel)
   kWorkspace,    // kernel scratch (line buffer, im2col)
 };
 std::string_view buffer_role_name(BufferRole role);
@@ -161,7 +162,10 @@ enum class CallMode {
                  // shows to an accumulator view (Accumulate); the first iteration of the
                  // innermost channel loop starts from zero
   kFinalize,     // A-type after its Accumulate loop: bias, requantisation and
-                 // activation from the accumulator into the output
+                 // activation from the accumulator into the output. A global
+                 // pool (partition::accumulates_rows) also runs as kAccumulate
+                 // in a row loop (the rows its input view shows; it starts
+                 // from them at the tensor's first row) and kFinalize after it
   kCopy,         // no node: copies the input view into the output view (same
                  // shape), to materialise a chunk (Slice / Post-concatenate when
                  // a producer cannot write in place) or to move a carried

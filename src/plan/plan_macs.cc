@@ -3,6 +3,7 @@
 #include <map>
 
 #include "ir/op_decl.h"
+#include "partition/partition_scheme.h"
 #include "plan/plan_walk.h"
 #include "support/diag.h"
 
@@ -49,9 +50,14 @@ int64_t count_plan_macs(const ir::Graph& graph, const Plan& plan) {
                        share.denominator = outputs;
                        return {};
                      }
+                     const ViewInstance input = resolve_view(call.inputs.at(0), nest);
+                     if (partition::accumulates_rows(graph, node)) {  // a global pool by rows
+                       share.numerator += input.count_elements();
+                       share.denominator = count_tensor_elements(graph.input_tensor(node, 0));
+                       return {};
+                     }
                      const int64_t channels = graph.input_tensor(node, 0).shape.back();
                      TINYFIT_CHECK(channels > 0) << "node '" << node.name << "': no channel axis to accumulate";
-                     const ViewInstance input = resolve_view(call.inputs.at(0), nest);
                      share.numerator += shown * input.shape.back();
                      share.denominator = outputs * channels;
                      return {};

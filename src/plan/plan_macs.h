@@ -18,6 +18,8 @@ namespace tinyfit::plan {
 //    iteration / the output tensor's elements;
 //  - kAccumulate: node MACs x the accumulator view's share of the output x
 //    the input view's channels / the input's channels (last axis of input 0);
+//    of a global pool by rows (partition::accumulates_rows): node MACs x the
+//    input view's elements / the input's;
 //  - kFinalize, kCopy: 0 (requantisation and data movement, not MACs).
 // Shares are summed over a call's instances before they multiply the node's
 // MACs, so a loop whose views cover each output element once counts the node

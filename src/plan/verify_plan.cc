@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ir/op_decl.h"
+#include "partition/partition_scheme.h"
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
 #include "plan/verify_placement.h"
@@ -126,7 +127,9 @@ Status check_call_structure(const ir::Graph& graph, const Plan& plan, const Kern
   const ir::OpKind kind = ir::op_decl(node.op).kind(graph, node);
   const bool has_output = !call.outputs.empty();
   const bool chunk_ok = kind != ir::OpKind::kOther && has_output && sweeps_channels(call.outputs[0], nest);
-  const bool accumulate_ok = kind == ir::OpKind::kAggregating;
+  // A-type nodes by input channels; a global pool by rows (a row loop ending
+  // at it, plan/lower_row_loop.h).
+  const bool accumulate_ok = kind == ir::OpKind::kAggregating || partition::accumulates_rows(graph, node);
   if ((call.mode == CallMode::kChunk && !chunk_ok) ||
       ((call.mode == CallMode::kAccumulate || call.mode == CallMode::kFinalize) && !accumulate_ok)) {
     return fail_plan(describe_call(graph, call) + " does not fit the node's kind");

@@ -259,6 +259,59 @@ TEST(EmittedCRowLoop, TwoStepsPerSinkRowRunOnHostAndCortexM4AsThePlanExecutor) {
   }
 }
 
+// Random row chains ending in a global average or max pool, int8 and uint8,
+// as one row loop through the pool: its accumulate calls fold each band of
+// rows into the int32 accumulator, its finalize call after the loop writes
+// the output (the *_accumulate and *_finalize kernels). The first seeds
+// whose pools are an average and a maximum, for each element type.
+TEST(EmittedCRowLoop, GlobalPoolsAccumulatedByRowsRunOnHostAndCortexM4AsThePlanExecutor) {
+  for (ir::DType dtype : {ir::DType::kI8, ir::DType::kU8}) {
+    bool ran_average = false, ran_max = false;
+    for (uint64_t seed = 1; seed < 40 && !(ran_average && ran_max); ++seed) {
+      row_chain::ChainSpec spec;
+      spec.seed = seed;
+      spec.dtype = dtype;
+      spec.operators = 3;
+      spec.rows = 9;
+      spec.cols = 4;
+      spec.global_pool = true;
+      OracleCase c = row_chain::make_random_row_chain(spec);
+      const bool average = c.graph.nodes.back().op == OpType::kAveragePool;
+      if ((average && ran_average) || (!average && ran_max)) continue;
+      (average ? ran_average : ran_max) = true;
+      Result<CheckedModel> m = make_checked_model(std::move(c.graph), std::move(c.inputs));
+      ASSERT_TRUE(m) << m.error().format();
+      const analysis::BufferGraph bg = analysis::build_buffer_graph(m->graph);
+      Result<plan::Plan> plan = plan::build_row_loop_plan(m->graph, bg, analysis::given_order(bg), {{{0, 1, 2, 3}, 2}});
+      ASSERT_TRUE(plan) << plan.error().format();
+      ASSERT_EQ(plan->steps.size(), 2u) << "the loop and the pool's finalize call";
+      ASSERT_EQ(plan->steps[1].call().mode, plan::CallMode::kFinalize);
+      ASSERT_TRUE(plan::place_plan(*plan, "greedy-by-size", {}));
+      ASSERT_TRUE(plan::verify_plan(m->graph, *plan));
+      Result<std::vector<exec::TensorData>> executed = exec::execute_plan(m->graph, *plan, m->inputs);
+      ASSERT_TRUE(executed) << executed.error().format();
+      EXPECT_EQ(describe_byte_difference(executed->at(0).bytes, m->reference.at(0)), "")
+          << "seed " << seed << ": plan executor vs reference";
+      for (Target target : {Target::kHost, Target::kCortexM4}) {
+        if (std::string missing = find_missing_tools(target); !missing.empty()) {
+          ADD_FAILURE() << missing << " is not installed (scripts/install_deps.sh)";
+          continue;
+        }
+        const std::string name = "row_loop/global_pool_" + std::string(ir::dtype_name(dtype)) +
+                                 (average ? "_average_" : "_max_") + std::string(target_name(target));
+        Result<EmittedBuild> build =
+            emit_and_build(m->graph, *plan, m->inputs, *executed, target, kBoardRamBytes, name);
+        ASSERT_TRUE(build) << build.error().format();
+        Result<ProgramReport> report = run_program(target, build->executable);
+        ASSERT_TRUE(report) << report.error().format();
+        EXPECT_EQ(describe_byte_difference(report->outputs.at(0), executed->at(0)), "")
+            << target_name(target) << " vs the plan executor (" << build->executable << ")";
+      }
+    }
+    EXPECT_TRUE(ran_average && ran_max) << ir::dtype_name(dtype);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, EmittedCOneNode, ::testing::ValuesIn(list_cases()),
                          [](const auto& param_info) { return param_info.param.name; });
 

@@ -34,6 +34,9 @@ struct ChainSpec {
   int64_t max_channels = 5;
   bool squeeze_excite = false;
   bool slices = false;
+  // Ends with a global average or max pool over the last tensor (a row loop
+  // through it accumulates it: partition::accumulates_rows).
+  bool global_pool = false;
 };
 
 struct Activation {
@@ -221,7 +224,8 @@ inline Activation add_squeeze_excite(Random& r, OracleCase& c, const ChainSpec& 
   return {y, x.shape};
 }
 
-// A chain of spec.operators operators; its last tensor is the graph's output.
+// A chain of spec.operators operators (and the global pool); its last tensor
+// is the graph's output.
 inline OracleCase make_random_row_chain(const ChainSpec& spec) {
   Random r(spec.seed);
   OracleCase c;
@@ -251,6 +255,14 @@ inline OracleCase make_random_row_chain(const ChainSpec& spec) {
     } else {
       made.push_back(add_pool(r, c, spec, newest, i));
     }
+  }
+  if (spec.global_pool) {
+    const Activation& last = made.back();
+    ir::PoolAttrs a;
+    a.kernel_h = last.shape[1];
+    a.kernel_w = last.shape[2];
+    const bool average = r.chance(0.7);
+    made.push_back(add_pool_node(c, spec.dtype, last, a, average, average ? "global_avgpool" : "global_maxpool"));
   }
   c.graph.outputs.push_back(made.back().tensor);
   return c;

@@ -60,6 +60,27 @@ void tf_qs8_avgpool_direct_rows(const tf_view* input, const tf_view* output, con
 void tf_qu8_avgpool_direct_rows(const tf_view* input, const tf_view* output, const tf_quantized_pool_params* params);
 void tf_f32_avgpool_direct_rows(const tf_view* input, const tf_view* output, const tf_f32_pool_params* params);
 
+/* A global pool (one window over every row and col, no padding) run by
+ * bands of rows inside a row loop: accumulate folds the rows its input view
+ * shows (global first row input->origin[1]) into an int32 accumulator view
+ * of one element per channel, starting it afresh at the tensor's first row
+ * (an empty band changes nothing); finalize writes the pooled output from
+ * it, finishing the kernel_h x kernel_w window as the whole kernels do. Bit
+ * for bit the whole call's result: sums and maxima do not depend on how the
+ * rows are grouped. */
+void tf_qs8_avgpool_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                      const tf_quantized_pool_params* params);
+void tf_qu8_avgpool_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                      const tf_quantized_pool_params* params);
+void tf_qs8_maxpool_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                      const tf_quantized_pool_params* params);
+void tf_qu8_maxpool_direct_accumulate(const tf_view* input, const tf_view* accumulator,
+                                      const tf_quantized_pool_params* params);
+void tf_qs8_avgpool_finalize(const tf_view* accumulator, const tf_view* output, const tf_quantized_pool_params* params);
+void tf_qu8_avgpool_finalize(const tf_view* accumulator, const tf_view* output, const tf_quantized_pool_params* params);
+void tf_qs8_maxpool_finalize(const tf_view* accumulator, const tf_view* output, const tf_quantized_pool_params* params);
+void tf_qu8_maxpool_finalize(const tf_view* accumulator, const tf_view* output, const tf_quantized_pool_params* params);
+
 /* Mean over the input view's axes whose bit is set in reduce_mask (bit d:
  * axis d of the rank-4 view). The output view has the input's axes with
  * extent 1 where reduced (keep_dims), or only the kept axes, right-aligned.

@@ -44,9 +44,9 @@ void set_row_padding(Node& node, int64_t before, int64_t after, int64_t /*input_
 
 const OpDecl& pool_decl(OpType op) {
   static const OpDecl max_pool{"MaxPool", infer, macs, kind, axes, InplaceRule::kNever, false, true,
-                               set_row_padding};
+                               set_row_padding, true};
   static const OpDecl average_pool{"AveragePool", infer, macs, kind, axes, InplaceRule::kNever, false, true,
-                                   set_row_padding};
+                                   set_row_padding, true};
   TINYFIT_CHECK(op == OpType::kMaxPool || op == OpType::kAveragePool) << op_type_name(op);
   return op == OpType::kMaxPool ? max_pool : average_pool;
 }
