@@ -1,7 +1,8 @@
 // The compile's choice under a latency budget (issue 12 item 6, issue 11's
 // δ) on random networks: seeded chains of inverted bottlenecks (1x1 or stem
 // expand, 3x3 / 5x5 depthwise, stride 1 or 2, residual when the shape allows)
-// and plain convolutions, int8, compiled with every technique (order,
+// and plain convolutions, half of them ending in a global average pool (a
+// row loop may run through it, accumulating it), int8, compiled with every technique (order,
 // in-place, PEX, MOTES row loops, overlap and their compositions) at several
 // budgets and without one (`--latency-budget none`). For each:
 //  - the chosen plan's predicted instructions are at most budget x the
@@ -15,8 +16,8 @@
 //    not), and the chosen plan is verified (executed in
 //    an arena of exactly its size in the checking mode, bit-exact with the
 //    reference interpreter).
-// A failure is shrunk (fewer blocks, fewer channels, smaller images, same
-// seed) and printed with its seed.
+// A failure is shrunk (fewer blocks, fewer channels, smaller images, no pool,
+// same seed) and printed with its seed.
 //
 // Reproduce one case: TINYFIT_BUDGET_SEED=<seed>; more: TINYFIT_BUDGET_CASES=<n>.
 #include <gtest/gtest.h>
@@ -49,12 +50,13 @@ struct NetSpec {
   int blocks = 4;
   int64_t max_channels = 12;
   int64_t spatial = 20;
+  bool global_pool = false;  // ends with a global average pool (a row loop may accumulate it)
 };
 
 std::string describe_spec(const NetSpec& s) {
   std::ostringstream out;
   out << "seed " << s.seed << ", " << s.blocks << " blocks, <= " << s.max_channels << " channels, " << s.spatial
-      << "x" << s.spatial << " input";
+      << "x" << s.spatial << " input" << (s.global_pool ? ", a global average pool" : "");
   return out.str();
 }
 
@@ -85,6 +87,21 @@ Net make_net(const NetSpec& spec) {
                                                          r.chance(0.5) ? 3 : 1, xs[1] >= 3 && r.chance(0.3) ? 2 : 1,
                                                          xs[1], xs[2], exec::conv_test::relu6()));
     }
+  }
+  if (spec.global_pool) {
+    const ir::Tensor& last = net.graph.tensor(x);
+    const ir::TensorId pooled = net.add_tensor("pool/y", last.dtype, {1, 1, 1, last.shape[3]}, last.quant);
+    ir::PoolAttrs global;
+    global.kernel_h = last.shape[1];
+    global.kernel_w = last.shape[2];
+    ir::Node pool;
+    pool.name = "pool";
+    pool.op = ir::OpType::kAveragePool;
+    pool.inputs = {x};
+    pool.outputs = {pooled};
+    pool.attrs = global;
+    net.graph.add_node(std::move(pool));
+    x = pooled;
   }
   net.graph.outputs = {x};
   return net;
@@ -154,6 +171,7 @@ NetSpec shrink(NetSpec spec, std::string& failure) {
           [](NetSpec& s) { return s.blocks > 1 ? (--s.blocks, true) : false; },
           [](NetSpec& s) { return s.max_channels > 1 ? (s.max_channels = (s.max_channels + 1) / 2, true) : false; },
           [](NetSpec& s) { return s.spatial > 4 ? (--s.spatial, true) : false; },
+          [](NetSpec& s) { return s.global_pool ? (s.global_pool = false, true) : false; },
       },
       [](const NetSpec& s) { return check_net(s); });
 }
@@ -175,6 +193,7 @@ TEST(CompileBudgetProperty, TheChoiceIsTheSmallestWithinTheBudgetAndNoBudgetIsNe
     spec.blocks = static_cast<int>(r.uniform_int(2, 5));
     spec.max_channels = r.uniform_int(4, 16);
     spec.spatial = r.uniform_int(8, 20);
+    spec.global_pool = r.chance(0.5);
     std::string failure = check_net(spec);
     if (failure.empty()) continue;
     const NetSpec small = shrink(spec, failure);
