@@ -205,7 +205,9 @@ Result<std::unique_ptr<PreparedKernel>> prepare_mean(const KernelCallContext& co
 // output view), kFinalize writes the output from it (its input view).
 Result<std::unique_ptr<PreparedKernel>> prepare_pool_accumulation(const KernelCallContext& context) {
   const ir::Node& node = context.node();
-  if (!partition::accumulates_rows(context.graph, node)) return fail_no_kernel(context, "a pool other than global int8");
+  if (!partition::accumulates_rows(context.graph, node)) {
+    return fail_no_kernel(context, "a pool other than a global int8 or uint8 one");
+  }
   TINYFIT_ASSIGN_OR_RETURN(const tf_quantized_pool_params params, make_quantized_pool_params(context));
   const bool is_max = node.op == ir::OpType::kMaxPool;
   const bool s8 = context.graph.output_tensor(node, 0).dtype == ir::DType::kI8;

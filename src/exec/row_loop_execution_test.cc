@@ -59,7 +59,8 @@ std::string check_case(const RowCase& c) {
   const ir::Node& sink = net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(c.last_op)).node));
   // A global pool ending the loop walks its input's rows.
   const bool accumulates = c.last_op > c.first_op && partition::accumulates_rows(net.graph, sink);
-  spec.tile = std::min(c.tile, (accumulates ? net.graph.input_tensor(sink, 0) : net.graph.output_tensor(sink, 0)).shape[1]);
+  const ir::Tensor& walked = accumulates ? net.graph.input_tensor(sink, 0) : net.graph.output_tensor(sink, 0);
+  spec.tile = std::min(c.tile, walked.shape[1]);
   spec.most_rate = c.most_rate;
   Result<plan::Plan> plan = plan::build_row_loop_plan(net.graph, bg, analysis::given_order(bg), {spec});
   if (!plan) return "lowering: " + plan.error().format();
