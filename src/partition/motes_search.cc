@@ -468,8 +468,14 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   result.peak_bytes = chosen.peak;
   result.latency = chosen.latency;
   result.states_scored = scorer.scored();
+  // Loops that run on through a global pool, accumulating it.
+  const auto pooled = std::count_if(result.schemes.begin(), result.schemes.end(), [&](const PartitionScheme& s) {
+    const ir::Node& last = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(s.operators.back())].node)];
+    return s.axis == PartitionAxis::kRows && s.operators.size() > 1 && accumulates_rows(graph, last);
+  });
   result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
-                " states scored, " + std::to_string(result.schemes.size()) + " row or token loops, scored peak " +
+                " states scored, " + std::to_string(result.schemes.size()) + " row or token loops" +
+                (pooled > 0 ? " (" + std::to_string(pooled) + " through a global pool)" : "") + ", scored peak " +
                 std::to_string(result.peak_bytes) + " bytes" +
                 (merges > 0 ? " (" + std::to_string(merges) + " merged after the beam)" : "") +
                 (spans > 0 ? " (" + std::to_string(spans) + " grown over a bottleneck's cells)" : "") +
