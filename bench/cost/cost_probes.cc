@@ -622,8 +622,9 @@ Result<plan::Plan> make_row_loop_plan(const ir::Graph& graph, Random& r, int64_t
   for (size_t i = 0; i < ops.size(); ++i) ops[i] = static_cast<int>(i);
   // A global pool at the end accumulates: the loop walks its input's rows.
   const ir::Node& sink = graph.nodes.at(static_cast<size_t>(bg.operators.back().node));
-  const bool accumulates = ops.size() > 1 && partition::accumulates_rows(graph, sink);
-  const int64_t rows = (accumulates ? graph.input_tensor(sink, 0) : graph.tensor(graph.outputs.front())).shape[1];
+  const int64_t rows = (partition::ends_in_accumulated_pool(graph, bg, ops) ? graph.input_tensor(sink, 0)
+                                                                            : graph.tensor(graph.outputs.front()))
+                           .shape[1];
   const int64_t tile = r.uniform_int(1, std::max<int64_t>(1, std::min(max_tile, rows / 3)));
   TINYFIT_ASSIGN_OR_RETURN(plan::Plan plan,
                            plan::build_row_loop_plan(graph, bg, analysis::given_order(bg), {{ops, tile}}));

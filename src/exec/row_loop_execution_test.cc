@@ -58,7 +58,7 @@ std::string check_case(const RowCase& c) {
   for (int op = c.first_op; op <= c.last_op; ++op) spec.ops.push_back(op);
   const ir::Node& sink = net.graph.nodes.at(static_cast<size_t>(bg.operators.at(static_cast<size_t>(c.last_op)).node));
   // A global pool ending the loop walks its input's rows.
-  const bool accumulates = c.last_op > c.first_op && partition::accumulates_rows(net.graph, sink);
+  const bool accumulates = partition::ends_in_accumulated_pool(net.graph, bg, spec.ops);
   const ir::Tensor& walked = accumulates ? net.graph.input_tensor(sink, 0) : net.graph.output_tensor(sink, 0);
   spec.tile = std::min(c.tile, walked.shape[1]);
   spec.most_rate = c.most_rate;

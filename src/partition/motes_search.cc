@@ -470,8 +470,7 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   result.states_scored = scorer.scored();
   // Loops that run on through a global pool, accumulating it.
   const auto pooled = std::count_if(result.schemes.begin(), result.schemes.end(), [&](const PartitionScheme& s) {
-    const ir::Node& last = graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(s.operators.back())].node)];
-    return s.axis == PartitionAxis::kRows && s.operators.size() > 1 && accumulates_rows(graph, last);
+    return s.axis == PartitionAxis::kRows && ends_in_accumulated_pool(graph, bg, s.operators);
   });
   result.note = std::to_string(result.iterations) + " cells searched, " + std::to_string(result.states_scored) +
                 " states scored, " + std::to_string(result.schemes.size()) + " row or token loops" +

@@ -54,6 +54,11 @@ bool accumulates_rows(const ir::Graph& graph, const ir::Node& node) {
   return true;
 }
 
+bool ends_in_accumulated_pool(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops) {
+  if (ops.size() < 2) return false;
+  return accumulates_rows(graph, graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(ops.back())].node)]);
+}
+
 std::string_view partition_axis_name(PartitionAxis axis) {
   switch (axis) {
     case PartitionAxis::kRows: return "rows";
@@ -171,7 +176,7 @@ Result<PartitionScheme> make_partition_scheme(const ir::Graph& graph, const anal
     }
     scheme.extent = sink.shape[static_cast<size_t>(sink_axis)];
     // A global pool at the end accumulates the rows of its input.
-    if (axis == PartitionAxis::kRows && scheme.operators.size() > 1 && accumulates_rows(graph, last)) {
+    if (axis == PartitionAxis::kRows && ends_in_accumulated_pool(graph, bg, scheme.operators)) {
       scheme.extent = graph.input_tensor(last, 0).shape[1];
     }
   }

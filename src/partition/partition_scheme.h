@@ -55,6 +55,11 @@ struct PartitionScheme {
 // (plan/lower_row_loop.h).
 bool accumulates_rows(const ir::Graph& graph, const ir::Node& node);
 
+// Whether a row loop over `ops` (BufferGraph operators in order, the last its
+// sink) ends at a pool it accumulates: at least two operators, the last
+// accumulates_rows. The loop then walks the rows of that pool's input.
+bool ends_in_accumulated_pool(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops);
+
 // The ACG vertices a set of operators can cut: every axis of the tensors they
 // read or write (aliases included: a Reshape between two of them), and their
 // reduce axes. Indexed by vertex.

@@ -82,6 +82,7 @@ Result<std::vector<LoopOperatorAxes>> find_loop_axes(const ir::Graph& graph, con
   }
   if (sink_axis < 0) return fail_axes(*result.back().node, "its output has no rows or tokens to walk");
   result.back().output_axis = sink_axis;
+  result.back().accumulates = !whole_reads && ends_in_accumulated_pool(graph, bg, ops);
   const ir::Shape& sink_shape = graph.tensor(result.back().output).shape;
   for (size_t j = result.size(); j-- > 0;) {
     LoopOperatorAxes& o = result[j];
@@ -110,6 +111,11 @@ Result<std::vector<LoopOperatorAxes>> find_loop_axes(const ir::Graph& graph, con
         read.role = link->role;
         read.window = link->role == ir::AxisRole::kWindow ? link->window : ir::Window{};
         read.broadcast = link->broadcast || graph.tensor(t).shape[static_cast<size_t>(link->input_axis)] == 1;
+      }
+      if (o.accumulates) {  // its window is the whole input: read one row per walked row instead
+        read.role = ir::AxisRole::kIdentity;
+        read.window = {};
+        read.broadcast = false;
       }
       if (!whole_reads && (read.axis < 0 || graph.tensor(t).shape.size() != 4)) {
         return fail_axes(*o.node, "its output rows do not map to rows of input '" + graph.tensor(t).name + "'");
@@ -218,19 +224,10 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
   Result<std::vector<LoopOperatorAxes>> found_axes =
       find_loop_axes(graph, bg, scheme.operators, sink_axis, scheme.axis == PartitionAxis::kTokens);
   if (!found_axes) return reject_geometry(found_axes.error().message);
-  std::vector<LoopOperatorAxes>& axes = *found_axes;
+  const std::vector<LoopOperatorAxes>& axes = *found_axes;
   // A global pool at the end folds, part by part, the rows its input's
-  // producer computes: it reads them one to one, the loop walking them.
-  const bool accumulates = scheme.axis == PartitionAxis::kRows && axes.size() > 1 &&
-                           accumulates_rows(graph, last_node);
-  if (accumulates) {
-    for (LoopRead& read : axes.back().reads) {
-      read.role = ir::AxisRole::kIdentity;
-      read.window = {};
-      read.broadcast = false;  // each row once, also of a one-row input
-    }
-  }
-  const ir::TensorId accumulated = accumulates ? axes.back().output : ir::kNoTensor;
+  // producer computes; its output holds no rows.
+  const ir::TensorId accumulated = axes.back().accumulates ? axes.back().output : ir::kNoTensor;
 
   // The body: operators in order, their nodes, and what each makes.
   std::vector<const ir::Node*> body;

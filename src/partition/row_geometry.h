@@ -116,6 +116,10 @@ struct LoopRead {
 
 struct LoopOperatorAxes {
   int op = -1;  // BufferGraph operator index
+  // The row loop's sink is a global pool it accumulates
+  // (ends_in_accumulated_pool): it reads its input's rows one to one (also
+  // of a one-row input), the loop walking them; its output holds no rows.
+  bool accumulates = false;
   const ir::Node* node = nullptr;
   ir::TensorId output = ir::kNoTensor;
   int output_axis = -1;

@@ -262,23 +262,14 @@ class RowLoopLowering {
       lo.node = o.node;
       lo.output = o.output;
       lo.axis = o.output_axis;
+      lo.accumulates = o.accumulates;
+      if (lo.accumulates) lo.walked_rows = graph_.input_tensor(*lo.node, 0).shape[1];
       const int out_buffer = buffer_of(lo.output);
       for (const partition::LoopRead& read : o.reads) {
         if (buffer_of(read.tensor) == out_buffer) return fail_loop(*lo.node, "it runs in place");
         lo.inputs.push_back({read.tensor, read.axis, read.role, read.window, read.broadcast, read.source});
       }
       loop_ops.push_back(std::move(lo));
-    }
-    // A global pool at the end folds the rows of its input as they are made.
-    LoopOperator& last = loop_ops.back();
-    if (axis == LoopAxis::kRows && loop_ops.size() > 1 && partition::accumulates_rows(graph_, sink)) {
-      last.accumulates = true;
-      last.walked_rows = graph_.input_tensor(sink, 0).shape[1];
-      for (RowInput& input : last.inputs) {
-        input.role = ir::AxisRole::kIdentity;
-        input.window = {};
-        input.broadcast = false;  // each row once, also of a one-row input
-      }
     }
     return loop_ops;
   }
