@@ -372,11 +372,13 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // Returns nothing for a lowering with producer rates in which no loop
   // walks a second rate: that plan is the same as the one without them.
   std::optional<CompileCandidate> smallest_fitted;
-  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, const RowLoopLowering& lowering,
-                       const std::string& retries) -> Result<std::optional<CompileCandidate>> {
+  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, bool rows_in_place,
+                       const RowLoopLowering& lowering, const std::string& retries,
+                       int* rows_in_place_calls) -> Result<std::optional<CompileCandidate>> {
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
+    plan_options.rows_in_place = rows_in_place;
     plan_options.row_overlaps = lowering.row_overlaps;
     plan_options.row_overlaps_at_limit = lowering.row_overlaps_at_limit;
     plan_options.row_buffers_in_input = lowering.row_buffers_in_input;
@@ -388,6 +390,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
                              plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
     if (lowering.producer_rates && !lowered.walks_producer_rates) return std::optional<CompileCandidate>{};
+    if (rows_in_place_calls != nullptr) *rows_in_place_calls = lowered.rows_in_place_calls;
     CompileCandidate built;
     built.rank = LatencyRank::kMotes;
     built.plan = std::move(lowered.plan);
@@ -410,13 +413,15 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // outputs over their consumed inputs (plan/lower_row_loop_overlap.h): the
   // overlap adds no kernel work, but a lower peak leaves less room for the
   // workspaces of faster primitives (select_workspaces.h), so the plan with
-  // it can be predicted slower. Within the budget the smaller arena wins (the
-  // faster on a tie); when only one is within, that one; else the faster.
+  // it can be predicted slower. With in-place on, each of those is lowered
+  // with element-wise calls in the loops over their input's rows
+  // (plan/write_rows_in_place.h) and, when some call went in place, also
+  // without: their peak is never higher, but their longer-lived buffers can
+  // place worse (NASNet-A ImageNet: peak 453,584 -> 448,448 B, arena 453,880
+  // -> 482,944 B). Within the budget the smaller arena wins (the faster on a
+  // tie); when only one is within, that one; else the faster.
   auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
                    const std::string& retries) -> Result<CompileCandidate> {
-    TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> plain,
-                             lower_one(searched, inplace, kRowLoopLowerings.front(), retries));
-    if (!options.techniques.overlap) return std::move(*plain);
     const auto predicted = [](const CompileCandidate& c) {
       return c.predicted_instructions.value_or(partition::kNoLatencyBudget);
     };
@@ -436,22 +441,29 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
                   ? ", predicted " + format_ratio(*c.predicted_instructions / *ordinary_instructions)
                   : std::string());
     };
-    CompileCandidate chosen = std::move(*plain);
-    std::string chosen_label = kRowLoopLowerings.front().label, others;
-    for (size_t v = 1; v < kRowLoopLowerings.size(); ++v) {
-      TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> lowered,
-                               lower_one(searched, inplace, kRowLoopLowerings[v], retries));
-      if (!lowered) continue;
-      CompileCandidate overlapped = std::move(*lowered);
-      std::string label = kRowLoopLowerings[v].label;
-      if (better(overlapped, chosen)) {
-        std::swap(chosen, overlapped);
-        std::swap(chosen_label, label);
+    std::optional<CompileCandidate> chosen;
+    std::string chosen_label, others;
+    const size_t lowerings = options.techniques.overlap ? kRowLoopLowerings.size() : 1;
+    for (size_t v = 0; v < lowerings; ++v) {
+      const RowLoopLowering& lowering = kRowLoopLowerings[v];
+      for (const bool rows_in_place : {true, false}) {
+        if (rows_in_place && !options.techniques.inplace) continue;
+        int rows_in_place_calls = 0;
+        TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> lowered,
+                                 lower_one(searched, inplace, rows_in_place, lowering, retries, &rows_in_place_calls));
+        if (!lowered) break;  // the same plan as a lowering before it (producer rates no loop walks)
+        std::string label = std::string(lowering.label) + (rows_in_place ? "" : ", no rows in place");
+        if (!chosen || better(*lowered, *chosen)) {
+          std::swap(chosen, lowered);
+          std::swap(chosen_label, label);
+        }
+        if (lowered) others += (others.empty() ? "" : "; ") + describe(label, *lowered);
+        if (rows_in_place && rows_in_place_calls == 0) break;  // without: the same plan
       }
-      others += (others.empty() ? "" : "; ") + describe(label, overlapped);
     }
-    chosen.note += "; chosen " + chosen_label + " over " + others;
-    return chosen;
+    TINYFIT_CHECK(chosen.has_value()) << "the first row-loop lowering always builds a plan";
+    if (!others.empty()) chosen->note += "; chosen " + chosen_label + " over " + others;
+    return std::move(*chosen);
   };
 
   // The budget holds for the plan that is built: its predicted instructions

@@ -86,6 +86,12 @@ enum class InplaceRule {
   kNever,
   kElementwise,  // same shape and element size as input 0: overwrite as you go
   kLineBuffer,   // depthwise conv: safe with a workspace of a few rows
+  // Data movement copying element by element front to back (Slice): the
+  // output may be written over its input from the input's first byte when
+  // every element lands at least one copied run below where it is read from
+  // (plan/write_rows_in_place.h checks it per loop iteration). Not offered
+  // to whole-tensor in-place execution.
+  kForwardCopy,
 };
 
 struct OpDecl {

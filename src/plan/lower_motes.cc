@@ -9,6 +9,7 @@
 #include "plan/lower_row_loop_overlap.h"
 #include "plan/plan_walk.h"
 #include "plan/write_concat_in_place.h"
+#include "plan/write_rows_in_place.h"
 #include "schedule/order_best.h"
 #include "schedule/order_peak.h"
 
@@ -89,6 +90,12 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   result.walks_producer_rates = options.producer_rates && has_divided_bounds(result.plan);
   result.plan.techniques = {"motes"};
   if (merged) result.plan.techniques.push_back("inplace");
+  if (options.rows_in_place) {
+    RowsInPlaceResult in_place = write_rows_in_place(graph, std::move(result.plan));
+    result.plan = std::move(in_place.plan);
+    result.rows_in_place_calls = in_place.calls_in_place;
+    if (!in_place.note.empty()) result.note += "; " + in_place.note;
+  }
   if (options.row_overlaps) {
     RowLoopOverlapResult overlapped = apply_row_loop_overlaps(std::move(result.plan), 4, options.row_overlaps_at_limit);
     result.plan = std::move(overlapped.plan);

@@ -28,6 +28,9 @@ namespace tinyfit::plan {
 struct MotesPlanOptions {
   std::string order = "best";  // schedule::find_order_algorithm name for the fine-grained graph
   bool inplace = false;        // merge operators outside the loops in place (analysis/inplace.h)
+  // Element-wise calls in the loops write over their input's rows
+  // (plan/write_rows_in_place.h): no kernel work, fewer live bytes.
+  bool rows_in_place = false;
   // Each loop writes an output over the input rows it has consumed
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
   bool row_overlaps = false;
@@ -50,6 +53,8 @@ struct MotesPlan {
   // With producer_rates: whether some loop walks several steps per row of
   // its sink. When none does, the plan is the one without producer_rates.
   bool walks_producer_rates = false;
+  // With rows_in_place: the calls put in place (0: the plan is the one without).
+  int rows_in_place_calls = 0;
 };
 
 // The plan's loop axis of a scheme's axis.

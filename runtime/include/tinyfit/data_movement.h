@@ -5,7 +5,7 @@
  *
  * Axes are those of tf_view (NHWC, a tensor of lower rank padded on the left).
  * Views may be slices of larger tensors (any non-negative strides); input and
- * output never overlap. */
+ * output never overlap, but where a kernel says otherwise. */
 #ifndef TINYFIT_DATA_MOVEMENT_H_
 #define TINYFIT_DATA_MOVEMENT_H_
 
@@ -49,7 +49,9 @@ void tf_qs8_concat_rescale(const tf_view* input, const tf_view* output, const tf
 void tf_qu8_concat_rescale(const tf_view* input, const tf_view* output, const tf_concat_rescale_params* params);
 
 /* output[i] = input[begin + i * step] on every axis, for i over the output's
- * shape (Slice; Split is one slice per output). */
+ * shape (Slice; Split is one slice per output). The output may lie over the
+ * input as tf_copy_strided allows (tinyfit/strided_copy.h): copied front to
+ * back, every element read before anything overwrites it. */
 typedef struct tf_slice_params {
   int32_t begin[4];
   int32_t step[4];

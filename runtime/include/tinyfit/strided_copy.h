@@ -13,8 +13,11 @@
  * strides (any non-negative strides; a channel stride of 1 on both sides
  * copies whole rows of channels at once). The blocks must not overlap,
  * except that `dst` may start whole rows of `shape[2]` pixels before `src`
- * with the same strides: elements are copied front to back, each read
- * before it is overwritten (tf_x8_copy's BlockConcat). */
+ * with the same strides (tf_x8_copy's BlockConcat), or lie below `src` with
+ * no larger strides, its first element at least one copied run (the
+ * channels of a pixel when both channel strides are 1, else one element)
+ * below `src`'s (a Slice over its input's rows, plan/write_rows_in_place.h):
+ * elements are copied front to back, each read before it is overwritten. */
 static inline void tf_copy_strided(const uint8_t* src, const int32_t src_strides[4], uint8_t* dst,
                                    const int32_t dst_strides[4], const int32_t shape[4],
                                    int32_t element_bytes) {

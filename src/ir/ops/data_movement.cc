@@ -280,8 +280,8 @@ const OpDecl& split_decl() {
   return decl;
 }
 const OpDecl& slice_decl() {
-  static const OpDecl decl{"Slice",    infer_slice, no_macs, kind_other, axes_slice, InplaceRule::kNever, false,
-                           false,      set_slice_row_padding};
+  static const OpDecl decl{"Slice",    infer_slice, no_macs, kind_other, axes_slice, InplaceRule::kForwardCopy,
+                           false,      false,       set_slice_row_padding};
   return decl;
 }
 const OpDecl& reshape_decl() {
