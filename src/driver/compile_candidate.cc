@@ -372,13 +372,14 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // Returns nothing for a lowering with producer rates in which no loop
   // walks a second rate: that plan is the same as the one without them.
   std::optional<CompileCandidate> smallest_fitted;
-  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, bool rows_in_place,
+  auto lower_one = [&](const partition::MotesSearchResult& searched, bool inplace, bool refine_loops,
                        const RowLoopLowering& lowering, const std::string& retries,
-                       int* rows_in_place_calls) -> Result<std::optional<CompileCandidate>> {
+                       int* loop_refinements) -> Result<std::optional<CompileCandidate>> {
     plan::MotesPlanOptions plan_options;
     plan_options.order = options.techniques.order ? options.order : "given";
     plan_options.inplace = inplace;
-    plan_options.rows_in_place = rows_in_place;
+    plan_options.rows_in_place = refine_loops;
+    plan_options.order_loop_bodies = refine_loops;
     plan_options.row_overlaps = lowering.row_overlaps;
     plan_options.row_overlaps_at_limit = lowering.row_overlaps_at_limit;
     plan_options.row_buffers_in_input = lowering.row_buffers_in_input;
@@ -390,7 +391,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     TINYFIT_ASSIGN_OR_RETURN(plan::MotesPlan lowered,
                              plan::build_motes_plan(graph, bg, base_order, searched.schemes, plan_options));
     if (lowering.producer_rates && !lowered.walks_producer_rates) return std::optional<CompileCandidate>{};
-    if (rows_in_place_calls != nullptr) *rows_in_place_calls = lowered.rows_in_place_calls;
+    if (loop_refinements != nullptr) *loop_refinements = lowered.rows_in_place_calls + lowered.bodies_reordered;
     CompileCandidate built;
     built.rank = LatencyRank::kMotes;
     built.plan = std::move(lowered.plan);
@@ -414,12 +415,15 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // overlap adds no kernel work, but a lower peak leaves less room for the
   // workspaces of faster primitives (select_workspaces.h), so the plan with
   // it can be predicted slower. With in-place on, each of those is lowered
-  // with element-wise calls in the loops over their input's rows
-  // (plan/write_rows_in_place.h) and, when some call went in place, also
-  // without: their peak is never higher, but their longer-lived buffers can
-  // place worse (NASNet-A ImageNet: peak 453,584 -> 448,448 B, arena 453,880
-  // -> 482,944 B). Within the budget the smaller arena wins (the faster on a
-  // tie); when only one is within, that one; else the faster.
+  // with the loops refined (their bodies ordered for the fewest live bands,
+  // plan/order_loop_body.h, and element-wise calls and Slices over their
+  // input's rows, plan/write_rows_in_place.h) and, when a refinement applied,
+  // also without: they lower the bytes live at once that they see (bands of
+  // rows), but longer-lived buffers can place worse and workspaces can move
+  // (NASNet-A ImageNet with calls in place alone: peak 453,584 ->
+  // 448,448 B, arena 453,880 -> 482,944 B). Within the budget the smaller
+  // arena wins (the faster on a tie); when only one is within, that one;
+  // else the faster.
   auto lower = [&](const partition::MotesSearchResult& searched, bool inplace,
                    const std::string& retries) -> Result<CompileCandidate> {
     const auto predicted = [](const CompileCandidate& c) {
@@ -446,19 +450,19 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
     const size_t lowerings = options.techniques.overlap ? kRowLoopLowerings.size() : 1;
     for (size_t v = 0; v < lowerings; ++v) {
       const RowLoopLowering& lowering = kRowLoopLowerings[v];
-      for (const bool rows_in_place : {true, false}) {
-        if (rows_in_place && !options.techniques.inplace) continue;
-        int rows_in_place_calls = 0;
+      for (const bool refine_loops : {true, false}) {
+        if (refine_loops && !options.techniques.inplace) continue;
+        int refinements = 0;
         TINYFIT_ASSIGN_OR_RETURN(std::optional<CompileCandidate> lowered,
-                                 lower_one(searched, inplace, rows_in_place, lowering, retries, &rows_in_place_calls));
+                                 lower_one(searched, inplace, refine_loops, lowering, retries, &refinements));
         if (!lowered) break;  // the same plan as a lowering before it (producer rates no loop walks)
-        std::string label = std::string(lowering.label) + (rows_in_place ? "" : ", no rows in place");
+        std::string label = std::string(lowering.label) + (refine_loops ? "" : ", loops unrefined");
         if (!chosen || better(*lowered, *chosen)) {
           std::swap(chosen, lowered);
           std::swap(chosen_label, label);
         }
         if (lowered) others += (others.empty() ? "" : "; ") + describe(label, *lowered);
-        if (rows_in_place && rows_in_place_calls == 0) break;  // without: the same plan
+        if (refine_loops && refinements == 0) break;  // without: the same plan
       }
     }
     TINYFIT_CHECK(chosen.has_value()) << "the first row-loop lowering always builds a plan";

@@ -1,5 +1,6 @@
 #include "plan/lower_motes.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "partition/contract_loops.h"
@@ -7,6 +8,7 @@
 #include "plan/lower_row_buffer_overlap.h"
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
+#include "plan/order_loop_body.h"
 #include "plan/plan_walk.h"
 #include "plan/write_concat_in_place.h"
 #include "plan/write_rows_in_place.h"
@@ -52,11 +54,12 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
                                    const MotesPlanOptions& options) {
   std::vector<partition::LoopSummary> loops;
   std::vector<RowLoopSpec> specs;
+  std::vector<partition::RowGeometry> geometries;
   for (const partition::PartitionScheme& scheme : schemes) {
     TINYFIT_CHECK(scheme.axis != partition::PartitionAxis::kChannels) << "only row and token schemes are lowered";
-    TINYFIT_ASSIGN_OR_RETURN(const partition::RowGeometry geometry,
-                             partition::compute_row_geometry(graph, bg, scheme));
+    TINYFIT_ASSIGN_OR_RETURN(partition::RowGeometry geometry, partition::compute_row_geometry(graph, bg, scheme));
     loops.push_back({scheme.operators, geometry.internal_bytes(), partition::describe_scheme(bg, scheme)});
+    geometries.push_back(std::move(geometry));
     specs.push_back({scheme.operators, scheme.tile, to_loop_axis(scheme.axis), options.producer_rates ? 4 : 1});
   }
   const partition::ContractedGraph cg = partition::contract_loops(bg, loops);
@@ -81,6 +84,25 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
   }
 
   result.order = partition::expand_order(cg, loops, scored.order);
+  if (options.order_loop_bodies) {
+    for (size_t l = 0; l < schemes.size(); ++l) {
+      // The loop's operators are consecutive in the order.
+      const std::vector<int>& members = schemes[l].operators;
+      const auto first = std::find_if(result.order.begin(), result.order.end(), [&](int op) {
+        return std::find(members.begin(), members.end(), op) != members.end();
+      });
+      TINYFIT_CHECK(first != result.order.end() && result.order.end() - first >= std::ssize(members))
+          << "a loop's operators are consecutive in the expanded order";
+      const std::vector<int> body(first, first + std::ssize(members));
+      const std::vector<int> ordered = order_loop_body(graph, bg, body, geometries[l]);
+      if (ordered == body) continue;
+      std::copy(ordered.begin(), ordered.end(), first);
+      ++result.bodies_reordered;
+    }
+    if (result.bodies_reordered > 0) {
+      result.note += "; " + std::to_string(result.bodies_reordered) + " loop bodies ordered for fewer live rows";
+    }
+  }
   const analysis::InplaceChoices choices = partition::expand_inplace_choices(cg, scored.inplace_choices);
   bool merged = false;
   for (int choice : choices) merged = merged || choice >= 0;

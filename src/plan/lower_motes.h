@@ -31,6 +31,9 @@ struct MotesPlanOptions {
   // Element-wise calls in the loops write over their input's rows
   // (plan/write_rows_in_place.h): no kernel work, fewer live bytes.
   bool rows_in_place = false;
+  // Each loop's operators in the order that keeps the fewest bytes of
+  // partial buffers live at once (plan/order_loop_body.h).
+  bool order_loop_bodies = false;
   // Each loop writes an output over the input rows it has consumed
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.
   bool row_overlaps = false;
@@ -55,6 +58,8 @@ struct MotesPlan {
   bool walks_producer_rates = false;
   // With rows_in_place: the calls put in place (0: the plan is the one without).
   int rows_in_place_calls = 0;
+  // With order_loop_bodies: the loops whose body order changed.
+  int bodies_reordered = 0;
 };
 
 // The plan's loop axis of a scheme's axis.

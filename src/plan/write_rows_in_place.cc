@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "ir/op_decl.h"
+#include "plan/plan_memory.h"
 #include "plan/remove_buffers.h"
 
 namespace tinyfit::plan {
@@ -195,33 +197,47 @@ void rename_views(std::vector<Step>& body, BufferId from, BufferId to) {
 
 RowsInPlaceResult write_rows_in_place(const ir::Graph& graph, Plan plan) {
   RowsInPlaceResult result;
-  std::vector<bool> removed(plan.buffers.size(), false);
+  int64_t peak = compute_plan_memory(plan).peak_bytes;
+  // Calls (body, step: the bodies' order and steps never change) whose merge
+  // raised the peak: the kept buffer is larger than the dropped one (a Slice's
+  // input, or a band held for more rows) and lives on in its place.
+  std::set<std::pair<size_t, size_t>> rejected;
   // One call at a time: each merge changes the uses the next one is judged by.
   for (bool merged = true; merged;) {
     merged = false;
     std::vector<Body> bodies;
     const BufferUses found = find_uses(plan, bodies);
-    for (const Body& body : bodies) {
-      std::vector<Step>& steps = *body.steps;
+    for (size_t b = 0; b < bodies.size() && !merged; ++b) {
+      const std::vector<Step>& steps = *bodies[b].steps;
       for (size_t s = 0; s < steps.size() && !merged; ++s) {
-        if (steps[s].is_loop()) continue;
-        const std::optional<BufferId> read = find_input_to_overwrite(graph, plan, found, body, s);
+        if (steps[s].is_loop() || rejected.contains({b, s})) continue;
+        const std::optional<BufferId> read = find_input_to_overwrite(graph, plan, found, bodies[b], s);
         if (!read) continue;
         const BufferId written = steps[s].call().outputs[0].buffer;
-        PlanBuffer& kept = plan.buffers[static_cast<size_t>(*read)];
-        const PlanBuffer& dropped = plan.buffers[static_cast<size_t>(written)];
+        Plan trial = plan;
+        std::vector<Body> trial_bodies;
+        find_uses(trial, trial_bodies);
+        PlanBuffer& kept = trial.buffers[static_cast<size_t>(*read)];
+        const PlanBuffer& dropped = trial.buffers[static_cast<size_t>(written)];
         kept.bytes = std::max(kept.bytes, dropped.bytes);
         kept.alignment = std::max(kept.alignment, dropped.alignment);
-        rename_views(steps, written, *read);
+        rename_views(*trial_bodies[b].steps, written, *read);
+        std::vector<bool> removed(trial.buffers.size(), false);
         removed[static_cast<size_t>(written)] = true;
+        remove_buffers(trial, removed);
+        const int64_t trial_peak = compute_plan_memory(trial).peak_bytes;
+        if (trial_peak > peak) {
+          rejected.insert({b, s});
+          continue;
+        }
+        plan = std::move(trial);
+        peak = trial_peak;
         ++result.calls_in_place;
         merged = true;
       }
-      if (merged) break;
     }
   }
   if (result.calls_in_place > 0) {
-    remove_buffers(plan, removed);
     plan.techniques.push_back("rowinplace");
     result.note = std::to_string(result.calls_in_place) +
                   " element-wise or slice calls in loops write over their input's rows";

@@ -45,8 +45,9 @@ struct RowsInPlaceResult {
 // Guarantees: verify_plan holds; every call computes what it did; B's views
 // become views of A (A grows to B's bytes when B is larger) and B is removed
 // (the other buffers keep their order); compute_plan_memory's peak is not
-// above the input plan's (A ends where B starts). O(rounds x calls), a round
-// per call put in place.
+// above the input plan's (a merge that would raise it, A larger than B and
+// living on in its place, is not made). O(candidates x (calls + the memory
+// profile)), a round per call put in place.
 RowsInPlaceResult write_rows_in_place(const ir::Graph& graph, Plan plan);
 
 }  // namespace tinyfit::plan
