@@ -416,7 +416,7 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // workspaces of faster primitives (select_workspaces.h), so the plan with
   // it can be predicted slower. With in-place on, each of those is lowered
   // with the loops refined (their bodies ordered for the fewest live bands,
-  // plan/order_loop_body.h, and element-wise calls and Slices over their
+  // partition/order_loop_body.h, and element-wise calls and Slices over their
   // input's rows, plan/write_rows_in_place.h) and, when a refinement applied,
   // also without: they lower the bytes live at once that they see (bands of
   // rows), but longer-lived buffers can place worse and workspaces can move

@@ -17,10 +17,10 @@
 
 #include "ir/verify_graph.h"
 #include "partition/acg.h"
+#include "partition/order_loop_body.h"
 #include "partition/partition_scheme.h"
 #include "partition/row_geometry.h"
 #include "plan/lower_row_loop.h"
-#include "plan/order_loop_body.h"
 #include "plan/plan_memory.h"
 #include "plan/plan_walk.h"
 #include "plan/verify_plan.h"
@@ -37,7 +37,7 @@ struct RowsInPlaceCase {
   bool chain = false;  // a chain of NAS cells with ReLU edges instead of one cell
   row_cell::CellSpec cell;
   double loop_start = 0;    // the loop starts this far into the operators (0: at the first)
-  bool reorder = false;     // the loop's body in plan/order_loop_body.h's order
+  bool reorder = false;     // the loop's body in partition/order_loop_body.h's order
   bool workspaces = false;  // the fast conv kernels' workspaces
 };
 
@@ -106,7 +106,7 @@ std::string check_case(const RowsInPlaceCase& c, int& in_place, int& slices, int
       Result<partition::RowGeometry> geometry =
           scheme ? partition::compute_row_geometry(net.graph, bg, *scheme) : Result<partition::RowGeometry>(fail("-"));
       if (geometry) {
-        const std::vector<int> body = plan::order_loop_body(net.graph, bg, spec.ops, *geometry);
+        const std::vector<int> body = partition::order_loop_body(net.graph, bg, spec.ops, geometry->tensors).ops;
         std::copy(body.begin(), body.end(), order.begin() + spec.ops.front());
         reordered += body != spec.ops;
       }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ir/op_decl.h"
+#include "partition/order_loop_body.h"
 #include "support/choose_flags_greedily.h"
 
 namespace tinyfit::partition {
@@ -432,6 +433,9 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
     const std::vector<bool>& best_eager = eager->flags;
     end_of = raise_ends(best_eager);
     geometry = hold(end_of);
+    // The bands live at once in the body's order the lowering will run.
+    const LoopBodyOrder body_order = order_loop_body(graph, bg, scheme.operators, geometry.tensors);
+    if (body_order.ops != scheme.operators) geometry.peak_partial_bytes = body_order.peak_partial_bytes;
 
     // Every read lies inside its buffer's rows of that iteration.
     for (size_t b = 0; b < body.size(); ++b) {

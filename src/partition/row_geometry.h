@@ -78,7 +78,8 @@ struct RowGeometry {
   int64_t iterations = 0;
   std::vector<TensorRows> tensors;  // the loop's inputs (ascending id), then what it makes (body order)
   // Bytes of the loop's own buffers live over the whole loop (carried), and
-  // the most bytes of partial buffers and workspaces live at one call.
+  // the most bytes of partial buffers and workspaces live at one call, in
+  // the body's order the lowering runs (partition/order_loop_body.h).
   int64_t carried_bytes = 0;
   int64_t peak_partial_bytes = 0;
   // BlockConcat copies per inference: calls and bytes moved.

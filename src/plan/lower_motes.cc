@@ -4,11 +4,11 @@
 #include <utility>
 
 #include "partition/contract_loops.h"
+#include "partition/order_loop_body.h"
 #include "partition/row_geometry.h"
 #include "plan/lower_row_buffer_overlap.h"
 #include "plan/lower_row_loop.h"
 #include "plan/lower_row_loop_overlap.h"
-#include "plan/order_loop_body.h"
 #include "plan/plan_walk.h"
 #include "plan/write_concat_in_place.h"
 #include "plan/write_rows_in_place.h"
@@ -94,7 +94,7 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
       TINYFIT_CHECK(first != result.order.end() && result.order.end() - first >= std::ssize(members))
           << "a loop's operators are consecutive in the expanded order";
       const std::vector<int> body(first, first + std::ssize(members));
-      const std::vector<int> ordered = order_loop_body(graph, bg, body, geometries[l]);
+      const std::vector<int> ordered = partition::order_loop_body(graph, bg, body, geometries[l].tensors).ops;
       if (ordered == body) continue;
       std::copy(ordered.begin(), ordered.end(), first);
       ++result.bodies_reordered;

@@ -32,7 +32,7 @@ struct MotesPlanOptions {
   // (plan/write_rows_in_place.h): no kernel work, fewer live bytes.
   bool rows_in_place = false;
   // Each loop's operators in the order that keeps the fewest bytes of
-  // partial buffers live at once (plan/order_loop_body.h).
+  // partial buffers live at once (partition/order_loop_body.h).
   bool order_loop_bodies = false;
   // Each loop writes an output over the input rows it has consumed
   // (plan/lower_row_loop_overlap.h): no kernel work, fewer live bytes.

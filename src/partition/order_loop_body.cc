@@ -1,14 +1,20 @@
-#include "plan/order_loop_body.h"
+#include "partition/order_loop_body.h"
 
 #include <algorithm>
 
 #include "analysis/memory_profile.h"
 #include "schedule/order_hierarchical.h"
 
-namespace tinyfit::plan {
+namespace tinyfit::partition {
 
-std::vector<int> order_loop_body(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops,
-                                 const partition::RowGeometry& geometry) {
+LoopBodyOrder order_loop_body(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops,
+                              const std::vector<TensorRows>& tensors) {
+  auto rows_of = [&](ir::TensorId t) -> const TensorRows* {
+    for (const TensorRows& rows : tensors) {
+      if (rows.tensor == t) return &rows;
+    }
+    return nullptr;
+  };
   // The body's graph: operator i is ops[i]; a buffer per output it makes.
   analysis::BufferGraph body;
   std::vector<int> body_buffer(bg.buffers.size(), -1);
@@ -18,14 +24,15 @@ std::vector<int> order_loop_body(const ir::Graph& graph, const analysis::BufferG
     analysis::Operator made;
     made.name = op.name;
     made.node = op.node;
+    made.workspace_bytes = op.workspace_bytes;
     for (const int b : op.outputs) {
       analysis::Buffer buffer;
       buffer.producer = static_cast<int>(i);
       buffer.name = bg.buffers[static_cast<size_t>(b)].name;
       for (const ir::TensorId t : node.outputs) {
         if (t == ir::kNoTensor || bg.buffer_of_tensor[static_cast<size_t>(t)] != b) continue;
-        const partition::TensorRows* rows = geometry.find(t);
-        if (rows != nullptr && rows->holding == partition::RowHolding::kPartial) {
+        const TensorRows* rows = rows_of(t);
+        if (rows != nullptr && rows->holding == RowHolding::kPartial) {
           buffer.bytes = rows->rows_held * rows->row_bytes;
         }
       }
@@ -47,16 +54,14 @@ std::vector<int> order_loop_body(const ir::Graph& graph, const analysis::BufferG
     std::sort(buffer.consumers.begin(), buffer.consumers.end());
     buffer.consumers.erase(std::unique(buffer.consumers.begin(), buffer.consumers.end()), buffer.consumers.end());
   }
-  const analysis::Order given = analysis::given_order(body);
+  const int64_t given_peak = analysis::compute_memory_profile(body, analysis::given_order(body)).peak_bytes;
   const analysis::Order ordered = schedule::order_hierarchical(body, false);
-  if (analysis::compute_memory_profile(body, ordered).peak_bytes >=
-      analysis::compute_memory_profile(body, given).peak_bytes) {
-    return ops;
-  }
-  std::vector<int> reordered;
-  reordered.reserve(ops.size());
-  for (const int i : ordered) reordered.push_back(ops[static_cast<size_t>(i)]);
-  return reordered;
+  const int64_t ordered_peak = analysis::compute_memory_profile(body, ordered).peak_bytes;
+  if (ordered_peak >= given_peak) return {ops, given_peak};
+  LoopBodyOrder result{{}, ordered_peak};
+  result.ops.reserve(ops.size());
+  for (const int i : ordered) result.ops.push_back(ops[static_cast<size_t>(i)]);
+  return result;
 }
 
-}  // namespace tinyfit::plan
+}  // namespace tinyfit::partition
