@@ -106,7 +106,7 @@ std::string check_case(const RowsInPlaceCase& c, int& in_place, int& slices, int
       Result<partition::RowGeometry> geometry =
           scheme ? partition::compute_row_geometry(net.graph, bg, *scheme) : Result<partition::RowGeometry>(fail("-"));
       if (geometry) {
-        const std::vector<int> body = partition::order_loop_body(net.graph, bg, spec.ops, geometry->tensors).ops;
+        const std::vector<int> body = partition::order_loop_body(net.graph, bg, spec.ops, *geometry).ops;
         std::copy(body.begin(), body.end(), order.begin() + spec.ops.front());
         reordered += body != spec.ops;
       }

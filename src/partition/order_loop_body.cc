@@ -8,13 +8,7 @@
 namespace tinyfit::partition {
 
 LoopBodyOrder order_loop_body(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops,
-                              const std::vector<TensorRows>& tensors) {
-  auto rows_of = [&](ir::TensorId t) -> const TensorRows* {
-    for (const TensorRows& rows : tensors) {
-      if (rows.tensor == t) return &rows;
-    }
-    return nullptr;
-  };
+                              const RowGeometry& geometry) {
   // The body's graph: operator i is ops[i]; a buffer per output it makes.
   analysis::BufferGraph body;
   std::vector<int> body_buffer(bg.buffers.size(), -1);
@@ -31,7 +25,7 @@ LoopBodyOrder order_loop_body(const ir::Graph& graph, const analysis::BufferGrap
       buffer.name = bg.buffers[static_cast<size_t>(b)].name;
       for (const ir::TensorId t : node.outputs) {
         if (t == ir::kNoTensor || bg.buffer_of_tensor[static_cast<size_t>(t)] != b) continue;
-        const TensorRows* rows = rows_of(t);
+        const TensorRows* rows = geometry.find(t);
         if (rows != nullptr && rows->holding == RowHolding::kPartial) {
           buffer.bytes = rows->rows_held * rows->row_bytes;
         }

@@ -31,12 +31,12 @@ struct LoopBodyOrder {
 // order) reordered by the hierarchical ordering (schedule/order_hierarchical.h)
 // of the body's graph: its operators with their workspaces, and as buffers
 // the tensors they make, each at its partial buffer's bytes (rows_held x
-// row_bytes of `tensors` when kPartial; others 0). `ops` unchanged unless
-// the new order's most bytes live at once are fewer.
-// Requires: tensors as compute_row_geometry lays them out for a scheme over
-// exactly `ops`. Guarantees: a permutation of ops, topological;
+// row_bytes of `geometry`'s tensors when kPartial; others 0). `ops` unchanged
+// unless the new order's most bytes live at once are fewer.
+// Requires: geometry's tensors as compute_row_geometry lays them out for a
+// scheme over exactly `ops` (its partial peak may be either order's). Guarantees: a permutation of ops, topological;
 // deterministic. O(n^2).
 LoopBodyOrder order_loop_body(const ir::Graph& graph, const analysis::BufferGraph& bg, const std::vector<int>& ops,
-                              const std::vector<TensorRows>& tensors);
+                              const RowGeometry& geometry);
 
 }  // namespace tinyfit::partition

@@ -50,7 +50,7 @@ TEST(OrderLoopBody, RunsTheLastReaderOfAWideBandBeforeABranchThatDoesNotNeedIt) 
   for (const ir::TensorId t : {a, c, b1, b2, b3, r}) EXPECT_EQ(geometry->find(t)->holding, RowHolding::kPartial);
   for (const int op : ops) ASSERT_EQ(bg.operators[static_cast<size_t>(op)].workspace_bytes, 0);
 
-  const LoopBodyOrder body = order_loop_body(g.graph, bg, ops, geometry->tensors);
+  const LoopBodyOrder body = order_loop_body(g.graph, bg, ops, *geometry);
   EXPECT_EQ(body.peak_partial_bytes, 672);
   const auto at = [&](int op) { return std::find(body.ops.begin(), body.ops.end(), op) - body.ops.begin(); };
   EXPECT_LT(at(5), at(2)) << "r runs before the b chain";
@@ -70,7 +70,7 @@ TEST(OrderLoopBody, KeepsAChainsOrder) {
   ASSERT_TRUE(scheme) << scheme.error().message;
   Result<RowGeometry> geometry = compute_row_geometry(g.graph, bg, *scheme);
   ASSERT_TRUE(geometry) << geometry.error().message;
-  EXPECT_EQ(order_loop_body(g.graph, bg, {0, 1}, geometry->tensors).ops, (std::vector<int>{0, 1}));
+  EXPECT_EQ(order_loop_body(g.graph, bg, {0, 1}, *geometry).ops, (std::vector<int>{0, 1}));
 }
 
 }  // namespace

@@ -434,7 +434,7 @@ Result<RowGeometry> compute_row_geometry(const ir::Graph& graph, const analysis:
     end_of = raise_ends(best_eager);
     geometry = hold(end_of);
     // The bands live at once in the body's order the lowering will run.
-    const LoopBodyOrder body_order = order_loop_body(graph, bg, scheme.operators, geometry.tensors);
+    const LoopBodyOrder body_order = order_loop_body(graph, bg, scheme.operators, geometry);
     if (body_order.ops != scheme.operators) geometry.peak_partial_bytes = body_order.peak_partial_bytes;
 
     // Every read lies inside its buffer's rows of that iteration.

@@ -94,7 +94,7 @@ Result<MotesPlan> build_motes_plan(const ir::Graph& graph, const analysis::Buffe
       TINYFIT_CHECK(first != result.order.end() && result.order.end() - first >= std::ssize(members))
           << "a loop's operators are consecutive in the expanded order";
       const std::vector<int> body(first, first + std::ssize(members));
-      const std::vector<int> ordered = partition::order_loop_body(graph, bg, body, geometries[l].tensors).ops;
+      const std::vector<int> ordered = partition::order_loop_body(graph, bg, body, geometries[l]).ops;
       if (ordered == body) continue;
       std::copy(ordered.begin(), ordered.end(), first);
       ++result.bodies_reordered;

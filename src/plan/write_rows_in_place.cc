@@ -180,10 +180,14 @@ std::optional<BufferId> find_input_to_overwrite(const ir::Graph& graph, const Pl
   return std::nullopt;
 }
 
-// Makes every view of buffer `from` in `body` a view of `to`.
-void rename_views(std::vector<Step>& body, BufferId from, BufferId to) {
-  for (Step& step : body) {
-    if (step.is_loop()) continue;  // `from` is used directly in this body only
+// Makes every view of buffer `from` in `steps` (and the loops among them) a
+// view of `to`.
+void rename_views(std::vector<Step>& steps, BufferId from, BufferId to) {
+  for (Step& step : steps) {
+    if (step.is_loop()) {
+      rename_views(std::get<Loop>(step.what).body, from, to);
+      continue;
+    }
     KernelCall& call = std::get<KernelCall>(step.what);
     for (auto* views : {&call.inputs, &call.outputs}) {
       for (View& view : *views) {
@@ -215,13 +219,11 @@ RowsInPlaceResult write_rows_in_place(const ir::Graph& graph, Plan plan) {
         if (!read) continue;
         const BufferId written = steps[s].call().outputs[0].buffer;
         Plan trial = plan;
-        std::vector<Body> trial_bodies;
-        find_uses(trial, trial_bodies);
         PlanBuffer& kept = trial.buffers[static_cast<size_t>(*read)];
         const PlanBuffer& dropped = trial.buffers[static_cast<size_t>(written)];
         kept.bytes = std::max(kept.bytes, dropped.bytes);
         kept.alignment = std::max(kept.alignment, dropped.alignment);
-        rename_views(*trial_bodies[b].steps, written, *read);
+        rename_views(trial.steps, written, *read);
         std::vector<bool> removed(trial.buffers.size(), false);
         removed[static_cast<size_t>(written)] = true;
         remove_buffers(trial, removed);
