@@ -13,10 +13,12 @@
 // Reproduce one case: TINYFIT_ROW_SEED=<seed>; more cases: TINYFIT_ROW_CASES=<n>.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
 
 #include "ir/verify_graph.h"
 #include "partition/readers_to_sink_rows.h"
+#include "partition/split_input_readers.h"
 #include "plan/lower_row_loop.h"
 #include "support/random_nas_chain.h"
 #include "support/row_loop_runs.h"
@@ -72,13 +74,17 @@ std::string check_case(const ChainCase& c) {
   return testing::check_row_plan(net, std::move(*plan), c.workspaces);
 }
 
+// What a test makes of a loop's operators (a stretch of needed operators).
+using ExtendLoop = std::function<std::vector<int>(const ir::Graph&, const analysis::BufferGraph&, std::vector<int>)>;
+
 // The same chains with the loop ending at a random cell's last operator
-// (before the chain's last cell) and the readers after it that bring the
-// wide tensors it hands on down to its sink's rows run in it
-// (partition/readers_to_sink_rows.h: the next cell's factorized reduce of
-// the tensor two cells back), so the loop has several sinks. Empty when the
-// plan matches the reference; `pulled` counts the loops that took readers.
-std::string check_readers_case(const ChainCase& c, int cell, int& pulled) {
+// (before the chain's last cell) and starting at `first_op` or, with
+// `from_cell_start`, at the cell's first operator, its operators then given
+// to `extend`: readers after it join (several sinks), operators leave it
+// (they run before it). Empty when the plan matches the reference;
+// `changed` counts the loops `extend` changed.
+std::string check_extended_case(const ChainCase& c, int cell, bool from_cell_start, const ExtendLoop& extend,
+                                int& changed) {
   const kernel_oracle::OracleCase net = nas_chain::make_random_nas_chain(c.chain);
   if (Status valid = ir::verify_graph(net.graph); !valid) return "generator: " + valid.error().message;
   const analysis::BufferGraph bg = analysis::build_buffer_graph(net.graph);
@@ -99,13 +105,16 @@ std::string check_readers_case(const ChainCase& c, int cell, int& pulled) {
     if (needed[op] && bg.operators[op].name.rfind(prefix, 0) == 0) last = static_cast<int>(op);
   }
   if (last < 0) return {};  // the cell's output is unread (a 2-cell chain's reduction cells)
+  int first = std::min(c.first_op, last);
+  if (from_cell_start) {
+    for (first = last; first > 0 && bg.operators[static_cast<size_t>(first - 1)].name.rfind(prefix, 0) == 0;) --first;
+  }
   std::vector<int> stretch;
-  for (int op = std::min(c.first_op, last); op <= last; ++op) {
+  for (int op = first; op <= last; ++op) {
     if (needed[static_cast<size_t>(op)]) stretch.push_back(op);
   }
-  const std::vector<int> ops =
-      partition::add_readers_to_sink_rows(net.graph, bg, stretch, [](const ir::Node&) { return true; });
-  if (ops.size() > stretch.size()) ++pulled;
+  const std::vector<int> ops = extend(net.graph, bg, stretch);
+  if (ops != stretch) ++changed;
   // The given order with the loop's operators together: what depends on the
   // loop (or is the loop) in its order, after what does not.
   std::vector<bool> in_loop(bg.operators.size(), false), after(bg.operators.size(), false);
@@ -161,13 +170,18 @@ TEST(RowLoopNasChainExecution, RandomChainsOfCellsInOneRowLoopMatchTheReferenceB
   });
 }
 
+bool always(const ir::Node&) { return true; }
+
 TEST(RowLoopNasChainExecution, LoopsWithTheReadersThatBringWideTensorsToTheSinksRowsMatchTheReference) {
   int pulled = 0;
-  testing::for_each_row_seed(40, [&pulled](uint64_t seed) -> std::string {
+  const ExtendLoop readers = [](const ir::Graph& graph, const analysis::BufferGraph& bg, std::vector<int> ops) {
+    return partition::add_readers_to_sink_rows(graph, bg, ops, always);
+  };
+  testing::for_each_row_seed(40, [&](uint64_t seed) -> std::string {
     const ChainCase c = make_case(seed);
     kernel_oracle::Random r(seed + 7);
     const int cell = static_cast<int>(r.uniform_int(0, c.chain.cells - 2));
-    const std::string failure = check_readers_case(c, cell, pulled);
+    const std::string failure = check_extended_case(c, cell, false, readers, pulled);
     if (failure.empty()) return {};
     return describe_case(c) + ", loop to the end of cell " + std::to_string(cell) + " with its readers: " + failure +
            "\n" + testing::describe_operators(nas_chain::make_random_nas_chain(c.chain).graph);
@@ -175,6 +189,37 @@ TEST(RowLoopNasChainExecution, LoopsWithTheReadersThatBringWideTensorsToTheSinks
   // Every chain has a factorized reduce of the stem in cell 1: the loops
   // ending at cell 0 take it.
   EXPECT_GT(pulled, 0);
+}
+
+// Loops over one cell with the later readers of the wide tensors the loop
+// reads or makes (partition/split_input_readers.h: the next cells'
+// preprocessing of the cell's output and of the tensors it reads), and, on
+// every other seed, without the operators that only narrow a tensor from
+// before the loop (they run before it).
+TEST(RowLoopNasChainExecution, LoopsWithTheLaterReadersOfTheirWideTensorsMatchTheReference) {
+  int joined = 0, hoisted = 0;
+  testing::for_each_row_seed(40, [&](uint64_t seed) -> std::string {
+    const ChainCase c = make_case(seed);
+    kernel_oracle::Random r(seed + 11);
+    const int cell = static_cast<int>(r.uniform_int(0, c.chain.cells - 2));
+    const bool hoist = seed % 2 == 1;
+    const ExtendLoop co_readers = [&](const ir::Graph& graph, const analysis::BufferGraph& bg, std::vector<int> ops) {
+      std::vector<int> extended = partition::add_split_input_readers(graph, bg, ops, always);
+      if (extended.size() > ops.size()) ++joined;
+      if (!hoist) return extended;
+      std::vector<int> lean = partition::hoist_narrowing_readers(bg, extended);
+      if (lean.size() < extended.size()) ++hoisted;
+      return lean;
+    };
+    int changed = 0;
+    const std::string failure = check_extended_case(c, cell, true, co_readers, changed);
+    if (failure.empty()) return {};
+    return describe_case(c) + ", loop over cell " + std::to_string(cell) + " with its wide tensors' readers" +
+           (hoist ? " and without what narrows" : "") + ": " + failure + "\n" +
+           testing::describe_operators(nas_chain::make_random_nas_chain(c.chain).graph);
+  });
+  EXPECT_GT(joined, 0);
+  EXPECT_GT(hoisted, 0);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "partition/readers_to_sink_rows.h"
 #include "partition/row_loop_overlap_estimate.h"
 #include "partition/scheme_candidates.h"
+#include "partition/split_input_readers.h"
 
 namespace tinyfit::partition {
 namespace {
@@ -22,19 +23,22 @@ struct State {
   std::vector<PartitionScheme> schemes;  // by first operator
   int64_t peak = 0;
   double latency = 0;
+  // How many cells have a step at `peak` (a step of a loop counts for each
+  // cell its operators are in): where the peak is a plateau over several
+  // cells (a NAS network's cells alike), a partition that lowers one of them
+  // is progress the peak alone does not show.
+  int64_t cells_at_peak = 0;
   // The peak over the steps that run an operator of the cell being searched:
-  // breaks ties of `peak` while the global peak sits elsewhere, so that a
+  // breaks further ties while the global peak sits elsewhere, so that a
   // cell's best partition is kept for when the peak comes back to it.
   int64_t cell_peak = 0;
 };
 
-// First operator, last operator, operators (a stretch with readers added,
-// readers_to_sink_rows.h, has fewer than its first to last), tile.
-using SchemeKey = std::tuple<int, int, size_t, int64_t>;
+// Operators and tile: a stretch with readers added or operators hoisted out
+// (readers_to_sink_rows.h, split_input_readers.h) is no range of the order.
+using SchemeKey = std::pair<std::vector<int>, int64_t>;
 
-SchemeKey key_of(const PartitionScheme& s) {
-  return {s.operators.front(), s.operators.back(), s.operators.size(), s.tile};
-}
+SchemeKey key_of(const PartitionScheme& s) { return {s.operators, s.tile}; }
 
 std::vector<SchemeKey> key_of(const State& state) {
   std::vector<SchemeKey> keys;
@@ -59,9 +63,16 @@ constexpr int64_t kOverlapAlignment = 16;
 // base order, their latency; and the bottleneck buffers of a state.
 class Scorer {
  public:
+  // cell_of_op: each operator's cell, 0 .. cell_count - 1.
   Scorer(const ir::Graph& graph, const analysis::BufferGraph& bg, const analysis::Order& base_order,
-         const MotesSearchOptions& options)
-      : graph_(graph), bg_(bg), base_order_(base_order), options_(options), acg_(build_acg(graph)) {}
+         const MotesSearchOptions& options, std::vector<int> cell_of_op, size_t cell_count)
+      : graph_(graph),
+        bg_(bg),
+        base_order_(base_order),
+        options_(options),
+        acg_(build_acg(graph)),
+        cell_of_op_(std::move(cell_of_op)),
+        cell_count_(cell_count) {}
 
   // The schemes GenSchemes makes of a stretch (one per tile); empty when the
   // stretch is no valid row or token scheme or a kernel cannot run by rows.
@@ -96,6 +107,23 @@ class Scorer {
       if (whole && with_pool.size() > whole->operators.size()) {
         Result<PartitionScheme> pooled = make_partition_scheme(graph_, bg_, acg_, with_pool, PartitionAxis::kRows, 1);
         if (pooled) wholes.push_back(std::move(*pooled));
+      }
+      // And with the later readers of the wide tensors it reads or makes,
+      // so that they die in it, and then without what only narrows a tensor
+      // from before it (split_input_readers.h).
+      const std::vector<int> with_co_readers =
+          options_.split_input_readers
+              ? add_split_input_readers(graph_, bg_, stretch.operators(), options_.runs_by_rows)
+              : stretch.operators();
+      if (whole && with_co_readers.size() > whole->operators.size()) {
+        Result<PartitionScheme> consuming =
+            make_partition_scheme(graph_, bg_, acg_, with_co_readers, PartitionAxis::kRows, 1);
+        if (consuming) wholes.push_back(std::move(*consuming));
+        const std::vector<int> hoisted = hoist_narrowing_readers(bg_, with_co_readers);
+        if (consuming && hoisted.size() < with_co_readers.size()) {
+          Result<PartitionScheme> lean = make_partition_scheme(graph_, bg_, acg_, hoisted, PartitionAxis::kRows, 1);
+          if (lean) wholes.push_back(std::move(*lean));
+        }
       }
     }
     if (!whole) {
@@ -135,6 +163,13 @@ class Scorer {
     for (const PartitionScheme& s : state.schemes) state.latency += facts_.at(key_of(s)).latency_delta;
     std::vector<size_t> step_of(e.order.size());
     for (size_t step = 0; step < e.order.size(); ++step) step_of[static_cast<size_t>(e.order[step])] = step;
+    std::vector<int64_t> peak_of_cell(cell_count_, 0);
+    for (size_t op = 0; op < cell_of_op_.size(); ++op) {
+      const size_t step = step_of[static_cast<size_t>(e.cg.operator_of[op])];
+      int64_t& peak = peak_of_cell[static_cast<size_t>(cell_of_op_[op])];
+      peak = std::max(peak, e.step_bytes[step]);
+    }
+    state.cells_at_peak = std::count(peak_of_cell.begin(), peak_of_cell.end(), state.peak);
     state.cell_peak = 0;
     for (int op : cell) {
       const size_t step = step_of[static_cast<size_t>(e.cg.operator_of[static_cast<size_t>(op)])];
@@ -229,6 +264,8 @@ class Scorer {
   const analysis::Order& base_order_;
   const MotesSearchOptions& options_;
   const AxisConnectingGraph acg_;
+  const std::vector<int> cell_of_op_;
+  const size_t cell_count_;
   std::map<std::pair<int, int>, std::vector<const SchemeFacts*>> generated_;
   std::map<SchemeKey, SchemeFacts> facts_;
   int64_t scored_ = 0;
@@ -310,15 +347,22 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
                                        const analysis::Order& base_order, const MotesSearchOptions& options) {
   TINYFIT_CHECK(options.runs_by_rows && options.scheme_latency_delta) << "motes search without its callbacks";
   TINYFIT_CHECK(options.beam_width >= 1) << "beam width " << options.beam_width;
-  Scorer scorer(graph, bg, base_order, options);
+  const std::vector<Cell> cells = find_cells(bg);
+  std::vector<int> cell_of_op(bg.operators.size(), -1);
+  for (size_t c = 0; c < cells.size(); ++c) {
+    for (int op : cells[c].operators) cell_of_op[static_cast<size_t>(op)] = static_cast<int>(c);
+  }
+  Scorer scorer(graph, bg, base_order, options, cell_of_op, cells.size());
   const double latency_limit = options.ordinary_latency * options.latency_budget;
-  // LessThen (Algorithm 1, line 4), ties of the peak broken by the searched
-  // cell's own peak.
+  // LessThen (Algorithm 1, line 4), ties of the peak broken by the cells at
+  // it, then by the searched cell's own peak.
   auto less = [latency_limit](const State& a, const State& b) {
     if (a.latency <= latency_limit && b.latency <= latency_limit) {
-      return std::tie(a.peak, a.cell_peak, a.latency) < std::tie(b.peak, b.cell_peak, b.latency);
+      return std::tie(a.peak, a.cells_at_peak, a.cell_peak, a.latency) <
+             std::tie(b.peak, b.cells_at_peak, b.cell_peak, b.latency);
     }
-    return std::tie(a.latency, a.peak, a.cell_peak) < std::tie(b.latency, b.peak, b.cell_peak);
+    return std::tie(a.latency, a.peak, a.cells_at_peak, a.cell_peak) <
+           std::tie(b.latency, b.peak, b.cells_at_peak, b.cell_peak);
   };
   MotesSearchResult result;
   State empty;
@@ -333,11 +377,6 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
   };
   note_fit(empty);
 
-  const std::vector<Cell> cells = find_cells(bg);
-  std::vector<int> cell_of_op(bg.operators.size(), -1);
-  for (size_t c = 0; c < cells.size(); ++c) {
-    for (int op : cells[c].operators) cell_of_op[static_cast<size_t>(op)] = static_cast<int>(c);
-  }
   // MOTES visits each cell once (C_rest). A partition of one cell moves the
   // peak to the loop's own inputs and outputs, which only a loop extended
   // into the next cell removes, so tinyfit may come back to a cell: a cell is
@@ -400,9 +439,9 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
       }
       if (result.stopped_early) break;
     }
-    const int64_t peak = std::min_element(beam.begin(), beam.end(), less)->peak;
-    if (peak < best_peak) {
-      best_peak = peak;
+    const State& searched_best = *std::min_element(beam.begin(), beam.end(), less);
+    if (searched_best.peak < best_peak) {
+      best_peak = searched_best.peak;
       std::fill(tried.begin(), tried.end(), false);
     }
     if (options.progress) options.progress(static_cast<double>(result.iterations) / max_iterations);

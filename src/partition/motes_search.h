@@ -16,12 +16,18 @@
 //     beam state grows by every scheme GenSchemes makes of it (every tile;
 //     a row scheme also with the readers after it that bring the wide
 //     tensors it hands on to its sink's rows, or ending at the global pool
-//     that reads its output, readers_to_sink_rows.h),
+//     that reads its output, readers_to_sink_rows.h; or with the later
+//     readers of the wide tensors it reads or makes, down to narrower
+//     tensors, and without the operators that only narrow a tensor from
+//     before it, split_input_readers.h, when options.split_input_readers),
 //     standing alone or merged with the state's scheme next to it (a loop
 //     extended across cells, as patch-based inference runs the first blocks
 //     of MobileNetV2 / MCUNet together), and also stays as it is (MOTES's
 //     dummy scheme); the best beam_width states stay (LessThen, line 4:
-//     within the budget L <= delta * L(ordinary) by (M, L), otherwise by (L, M));
+//     within the budget L <= delta * L(ordinary) by (M, L), otherwise by (L, M);
+//     tinyfit breaks ties of M by the number of cells with a step at M, so
+//     that a plateau of equal peaks over several cells is lowered one cell
+//     at a time, then by the searched cell's own peak);
 //   - until no unvisited cell holds a bottleneck.
 // Then two loops of the best state are merged into one (with the operators
 // between them) while that makes a state better by LessThen: the beam grows a
@@ -82,6 +88,10 @@ struct MotesSearchOptions {
   // the bytes row_loop_overlap_estimate.h gives with the input it consumes
   // (the pair sharing the most whose input dies at the loop).
   bool row_overlaps = false;
+  // Also try each row loop with the later readers of the wide tensors it
+  // reads or makes, and without the operators that only narrow a tensor
+  // from before it (split_input_readers.h).
+  bool split_input_readers = false;
 };
 
 struct MotesSearchResult {
