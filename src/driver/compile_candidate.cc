@@ -502,8 +502,13 @@ Result<CompileCandidate> build_motes_candidate(const ir::Graph& graph, const ana
   // AmoebaNet's to a larger arena (538,048 B against 500,864).
   std::vector<bool> scorings{false};
   if (options.techniques.overlap) scorings.insert(scorings.begin(), true);
+  // Each search gets an equal part of the time left (Deadline::share): the
+  // first one's extra candidates must not leave the second no time (under
+  // --latency-budget none it then ran out of AmoebaNet's share).
+  int scorings_left = static_cast<int>(scorings.size());
   for (const bool scored_with_overlaps : scorings) {
     if (best && options.deadline.expired()) break;
+    search_options.deadline = options.deadline.share(scorings_left--);
     search_options.row_overlaps = scored_with_overlaps;
     search_options.split_input_readers = scored_with_overlaps == scorings.front();
     const std::string label =
