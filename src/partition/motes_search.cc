@@ -439,9 +439,9 @@ MotesSearchResult search_motes_schemes(const ir::Graph& graph, const analysis::B
       }
       if (result.stopped_early) break;
     }
-    const State& searched_best = *std::min_element(beam.begin(), beam.end(), less);
-    if (searched_best.peak < best_peak) {
-      best_peak = searched_best.peak;
+    const int64_t peak = std::min_element(beam.begin(), beam.end(), less)->peak;
+    if (peak < best_peak) {
+      best_peak = peak;
       std::fill(tried.begin(), tried.end(), false);
     }
     if (options.progress) options.progress(static_cast<double>(result.iterations) / max_iterations);
