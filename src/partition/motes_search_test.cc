@@ -108,5 +108,39 @@ TEST(MotesSearch, ScoringWithRowLoopOverlapsSubtractsWhatTheLoopsOutputShares) {
   EXPECT_LE(with.peak_bytes, without.peak_bytes - 16 * 16 * 1 * 4);
 }
 
+// t = conv(x) is read by two preprocessings (a sigmoid and a 1x1
+// convolution to 4 channels, then a hard-swish and another), with a 3x3
+// convolution the runtime cannot run by rows (w, 16 KiB) between them: while
+// t waits for the second one, w's step holds t, p and w (36 KiB) whatever
+// loops the stretches make. Only a loop that also runs the second
+// preprocessing (split_input_readers.h) consumes t before w.
+TEST(MotesSearch, LoopsWithTheLaterReadersOfTheirInputsConsumeIt) {
+  TestGraph g;
+  const ir::TensorId x = g.input({1, 16, 16, 4});
+  const ir::TensorId t = g.node(OpType::kConv2D, {x, g.constant({16, 3, 3, 4})}, make_conv_attrs(3, 1, 1));
+  const ir::TensorId p =
+      g.node(OpType::kConv2D, {g.node(OpType::kSigmoid, {t}), g.constant({4, 1, 1, 16})}, make_conv_attrs(1));
+  const ir::TensorId w = g.node(OpType::kConv2D, {p, g.constant({16, 3, 3, 4})}, make_conv_attrs(3, 1, 1));
+  const ir::TensorId u = g.node(OpType::kConv2D, {w, g.constant({4, 1, 1, 16})}, make_conv_attrs(1));
+  const ir::TensorId q =
+      g.node(OpType::kConv2D, {g.node(OpType::kHardSwish, {t}), g.constant({4, 1, 1, 16})}, make_conv_attrs(1));
+  g.output(g.node(OpType::kAdd, {u, q}));
+  MotesSearchOptions options = make_options(kNoLatencyBudget, 1.0);
+  options.runs_by_rows = [w](const ir::Node& n) { return n.outputs.front() != w; };
+  const MotesSearchResult without = search(g, options);
+  constexpr int64_t kWide = 16 * 16 * 16 * 4, kNarrow = 16 * 16 * 4 * 4;  // t, w; p
+  EXPECT_EQ(without.peak_bytes, 2 * kWide + kNarrow);
+  options.split_input_readers = true;
+  const MotesSearchResult with = search(g, options);
+  // t dies in the loop: what is left is p and q (4 KiB each) and the bands.
+  EXPECT_LT(with.peak_bytes, kWide + 3 * kNarrow);
+  // The loop that does it is no stretch of the order: it skips w and u.
+  bool skips = false;
+  for (const PartitionScheme& scheme : with.schemes) {
+    skips = skips || scheme.operators.back() - scheme.operators.front() + 1 > std::ssize(scheme.operators);
+  }
+  EXPECT_TRUE(skips);
+}
+
 }  // namespace
 }  // namespace tinyfit::partition
