@@ -9,6 +9,7 @@
 // these readers (motes_search.h) and keeps what is better by LessThen.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -16,6 +17,11 @@
 #include "ir/graph.h"
 
 namespace tinyfit::partition {
+
+// The rows of BufferGraph operator `op`'s output when it has one output and
+// that output is NHWC; -1 otherwise. What a row loop's sink walks, and what
+// the readers a loop may take must match (split_input_readers.h too).
+int64_t count_output_rows(const ir::Graph& graph, const analysis::BufferGraph& bg, int op);
 
 // What: `ops` (a row loop's operators, ascending BufferGraph indices; the
 // last is its sink) and the operators after the last that read, directly or

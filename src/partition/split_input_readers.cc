@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "partition/readers_to_sink_rows.h"
 #include "support/diag.h"
 
 namespace tinyfit::partition {
@@ -13,13 +14,7 @@ std::vector<int> add_split_input_readers(const ir::Graph& graph, const analysis:
   auto node_of = [&](int op) -> const ir::Node& {
     return graph.nodes[static_cast<size_t>(bg.operators[static_cast<size_t>(op)].node)];
   };
-  // Rows of an operator's one NHWC output, or -1.
-  auto rows_of = [&](int op) -> int64_t {
-    const ir::Node& node = node_of(op);
-    if (node.outputs.size() != 1) return -1;
-    const ir::Shape& shape = graph.tensor(node.outputs.front()).shape;
-    return shape.size() == 4 ? shape[1] : -1;
-  };
+  auto rows_of = [&](int op) { return count_output_rows(graph, bg, op); };
   const int64_t sink_rows = rows_of(ops.back());
   if (sink_rows < 1) return ops;
 
